@@ -1,0 +1,300 @@
+//! Cable descriptions, per-cable parameters, handles and attachments.
+
+use glam::Vec3;
+
+use crate::error::{CableError, check_finite, check_vec3};
+
+/// Stable, generational name of a cable in a [`crate::ParticlePool`].
+///
+/// A handle stays valid until its cable is removed; after that every pool
+/// method refuses it with [`CableError::StaleHandle`], even when a new cable
+/// reuses the slot (the generation differs). Handles are `Copy`, 8 bytes, and
+/// hashable, so they fit in ECS components and maps.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct CableHandle {
+    pub(crate) index: u32,
+    pub(crate) generation: u32,
+}
+
+impl CableHandle {
+    /// Slot index of the handle (reused after removal; pair it with
+    /// [`CableHandle::generation`] to identify a cable uniquely).
+    #[inline]
+    #[must_use]
+    pub fn index(self) -> u32 {
+        self.index
+    }
+
+    /// Generation of the slot when the handle was issued.
+    #[inline]
+    #[must_use]
+    pub fn generation(self) -> u32 {
+        self.generation
+    }
+}
+
+/// One of the two ends of a cable.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum End {
+    /// Particle 0 (UE's `bAttachStart`).
+    Start,
+    /// The last particle (UE's `bAttachEnd` / `AttachEndTo`).
+    End,
+}
+
+impl End {
+    /// 0 for [`End::Start`], 1 for [`End::End`]: the index into per-end arrays.
+    #[inline]
+    #[must_use]
+    pub fn slot(self) -> usize {
+        match self {
+            End::Start => 0,
+            End::End => 1,
+        }
+    }
+}
+
+/// Physical and render parameters of one cable.
+///
+/// Units are SI: metres, seconds, metres per second squared. Every field has
+/// the default of the scene format (see `shared/spec/cli-and-scene.md`).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct CableParams {
+    /// Multiplies the world gravity for this cable (UE's `CableGravityScale`). Default 1.
+    pub gravity_scale: f32,
+    /// Extra constant acceleration on every free particle, m/s² (wind; UE's
+    /// `CableForce`, Flax's `AdditionalForce`). Default zero.
+    pub force: Vec3,
+    /// Adds bending constraints between particles i and i+2 at the sum of the
+    /// two segments' rest lengths (UE's `bEnableStiffness`). Default false.
+    pub stiffness: bool,
+    /// XPBD compliance of the distance (and bending) constraints, m/N for unit
+    /// particle masses. 0 is the classic rigid projection, exactly. Default 0.
+    pub compliance: f32,
+    /// Cable radius in metres, for collision and meshes. Default 0.05.
+    pub radius: f32,
+    /// Sides of the tube mesh (≥ 3). Default 8.
+    pub sides: u32,
+    /// Texture repeats along the cable (UE's `TileMaterial`). Default 1.
+    pub tile: f32,
+}
+
+impl Default for CableParams {
+    fn default() -> Self {
+        Self {
+            gravity_scale: 1.0,
+            force: Vec3::ZERO,
+            stiffness: false,
+            compliance: 0.0,
+            radius: 0.05,
+            sides: 8,
+            tile: 1.0,
+        }
+    }
+}
+
+/// Largest accepted gravity scale magnitude.
+const MAX_GRAVITY_SCALE: f32 = 1.0e3;
+
+impl CableParams {
+    /// Checks every field, naming the first one that is out of range.
+    ///
+    /// # Errors
+    /// [`CableError::NotFinite`] or [`CableError::OutOfRange`] naming the field.
+    pub fn validate(&self) -> Result<(), CableError> {
+        let gs = check_finite("gravity_scale", self.gravity_scale)?;
+        if gs.abs() > MAX_GRAVITY_SCALE {
+            return Err(CableError::OutOfRange {
+                field: "gravity_scale",
+                expected: "must lie within ±1000",
+                value: f64::from(gs),
+            });
+        }
+        check_vec3("force", self.force)?;
+        let c = check_finite("compliance", self.compliance)?;
+        if c < 0.0 {
+            return Err(CableError::OutOfRange {
+                field: "compliance",
+                expected: "must be at least 0",
+                value: f64::from(c),
+            });
+        }
+        let r = check_finite("radius", self.radius)?;
+        if !(r > 0.0 && r <= 1.0e3) {
+            return Err(CableError::OutOfRange {
+                field: "radius",
+                expected: "must be greater than 0 and at most 1000",
+                value: f64::from(r),
+            });
+        }
+        if !(3..=1024).contains(&self.sides) {
+            return Err(CableError::OutOfRange {
+                field: "sides",
+                expected: "must be between 3 and 1024",
+                value: f64::from(self.sides),
+            });
+        }
+        let t = check_finite("tile", self.tile)?;
+        if !(t > 0.0 && t <= 1.0e6) {
+            return Err(CableError::OutOfRange {
+                field: "tile",
+                expected: "must be greater than 0 and at most 1e6",
+                value: f64::from(t),
+            });
+        }
+        Ok(())
+    }
+}
+
+/// The initial geometry of a cable: where its particles start and the rest
+/// length of each segment.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Geometry {
+    pub(crate) points: Vec<Vec3>,
+    pub(crate) rest: Vec<f32>,
+}
+
+/// Everything needed to add a cable to a [`crate::ParticlePool`].
+///
+/// Build it with [`CableDesc::line`] (UE's start/end/length/segments) or
+/// [`CableDesc::from_points`] (Flax's spline keyframes, non-uniform rest
+/// lengths), then adjust the public fields.
+///
+/// # Example
+/// ```
+/// use cable_core::{CableDesc, ParticlePool};
+/// use glam::Vec3;
+///
+/// let mut pool = ParticlePool::new();
+/// let mut desc = CableDesc::line(Vec3::ZERO, Vec3::new(10.0, 0.0, 0.0), 12.0, 32)?;
+/// desc.attach_end = false; // a free end
+/// desc.params.stiffness = true;
+/// let cable = pool.add_cable(&desc)?;
+/// assert_eq!(pool.positions(cable)?.len(), 33);
+/// # Ok::<(), cable_core::CableError>(())
+/// ```
+#[derive(Debug, Clone, PartialEq)]
+pub struct CableDesc {
+    pub(crate) geometry: Geometry,
+    /// Pin particle 0 where it starts (UE's `bAttachStart`). Default true.
+    pub attach_start: bool,
+    /// Pin the last particle where it starts (UE's `bAttachEnd`). Default true.
+    pub attach_end: bool,
+    /// Physical and render parameters.
+    pub params: CableParams,
+}
+
+impl CableDesc {
+    /// A cable of `segments` equal segments whose particles start evenly on
+    /// the straight line from `start` to `end`, with total rest length
+    /// `length` (metres; may exceed the distance, so the cable sags).
+    ///
+    /// # Errors
+    /// Non-finite or out-of-range coordinates (beyond ±1e6 m), `length` not
+    /// greater than 0, `segments` less than 1 or more than
+    /// [`crate::MAX_SEGMENTS`].
+    pub fn line(start: Vec3, end: Vec3, length: f32, segments: u32) -> Result<Self, CableError> {
+        check_vec3("start", start)?;
+        check_vec3("end", end)?;
+        let length = check_finite("length", length)?;
+        if !(length > 0.0 && length <= 1.0e7) {
+            return Err(CableError::OutOfRange {
+                field: "length",
+                expected: "must be greater than 0 and at most 1e7",
+                value: f64::from(length),
+            });
+        }
+        if segments < 1 {
+            return Err(CableError::OutOfRange {
+                field: "segments",
+                expected: "must be at least 1",
+                value: f64::from(segments),
+            });
+        }
+        if segments > crate::MAX_SEGMENTS {
+            return Err(CableError::OutOfRange {
+                field: "segments",
+                expected: "must be at most 16777216",
+                value: f64::from(segments),
+            });
+        }
+        let n = segments as usize;
+        let seg = length / segments as f32;
+        let points = (0..=n)
+            .map(|i| start.lerp(end, i as f32 / segments as f32))
+            .collect();
+        Ok(Self::with_geometry(Geometry {
+            points,
+            rest: vec![seg; n],
+        }))
+    }
+
+    /// A cable through `points` (at least 2); each segment's rest length is
+    /// the distance between its two points, as Flax derives them from a
+    /// spline's keyframes.
+    ///
+    /// # Errors
+    /// Fewer than 2 points, a non-finite or out-of-range coordinate, two
+    /// consecutive coincident points, or more than [`crate::MAX_SEGMENTS`] segments.
+    pub fn from_points(points: &[Vec3]) -> Result<Self, CableError> {
+        if points.len() < 2 {
+            return Err(CableError::TooFew {
+                field: "points",
+                min: 2,
+                got: points.len(),
+            });
+        }
+        if points.len() - 1 > crate::MAX_SEGMENTS as usize {
+            return Err(CableError::OutOfRange {
+                field: "points",
+                expected: "must hold at most 16777217 points",
+                value: points.len() as f64,
+            });
+        }
+        for &p in points {
+            check_vec3("points", p)?;
+        }
+        let mut rest = Vec::with_capacity(points.len() - 1);
+        for (i, w) in points.windows(2).enumerate() {
+            let d = w[0].distance(w[1]);
+            if d <= crate::MIN_SEGMENT_LENGTH {
+                return Err(CableError::ZeroLengthSegment { index: i + 1 });
+            }
+            rest.push(d);
+        }
+        Ok(Self::with_geometry(Geometry {
+            points: points.to_vec(),
+            rest,
+        }))
+    }
+
+    fn with_geometry(geometry: Geometry) -> Self {
+        Self {
+            geometry,
+            attach_start: true,
+            attach_end: true,
+            params: CableParams::default(),
+        }
+    }
+
+    /// Number of particles (segments + 1).
+    #[inline]
+    #[must_use]
+    pub fn particle_count(&self) -> usize {
+        self.geometry.points.len()
+    }
+
+    /// Initial particle positions.
+    #[inline]
+    #[must_use]
+    pub fn points(&self) -> &[Vec3] {
+        &self.geometry.points
+    }
+
+    /// Rest length of each segment, metres (one fewer than the particles).
+    #[inline]
+    #[must_use]
+    pub fn rest_lengths(&self) -> &[f32] {
+        &self.geometry.rest
+    }
+}

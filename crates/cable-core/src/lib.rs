@@ -1,0 +1,36 @@
+//! Core data of the `cable` Verlet rope engine: the structure-of-arrays
+//! [`ParticlePool`], cable descriptions and parameters, stable generational
+//! [`CableHandle`]s, and the error type.
+//!
+//! Units are SI throughout: metres, seconds, kilograms (particle masses
+//! default to 1, so inverse mass 1/kg; inverse mass 0 pins a particle).
+//!
+//! # Example
+//! ```
+//! use cable_core::{CableDesc, ParticlePool};
+//! use glam::Vec3;
+//!
+//! let mut pool = ParticlePool::new();
+//! let rope = pool.add_cable(&CableDesc::line(Vec3::ZERO, Vec3::new(4.0, 0.0, 0.0), 5.0, 20)?)?;
+//! assert_eq!(pool.positions(rope)?.len(), 21);
+//! # Ok::<(), cable_core::CableError>(())
+//! ```
+
+pub mod cable;
+pub mod error;
+pub mod pool;
+
+pub use cable::{CableDesc, CableHandle, CableParams, End};
+pub use error::CableError;
+pub use pool::{CableMut, Columns, DEFAULT_PARTICLE_BUDGET, PAR_GRAIN, ParticlePool};
+
+/// Largest accepted coordinate magnitude, metres. Beyond it f32 positions
+/// lose millimetre precision and squared distances approach overflow.
+pub const MAX_COORDINATE: f32 = 1.0e6;
+
+/// Most segments one cable may have.
+pub const MAX_SEGMENTS: u32 = 1 << 24;
+
+/// Segments shorter than this (metres) are treated as zero-length: the
+/// solver skips them (Flax's `ZeroTolerance`) and `from_points` refuses them.
+pub const MIN_SEGMENT_LENGTH: f32 = 1.0e-6;

@@ -1,0 +1,739 @@
+//! The structure-of-arrays particle pool that holds every particle of every cable.
+
+use glam::Vec3;
+
+use crate::cable::{CableDesc, CableHandle, CableParams, End};
+use crate::error::{CableError, check_finite, check_vec3};
+
+/// Default particle budget of [`ParticlePool::new`]: 64 Mi particles
+/// (about 2.5 GiB of columns).
+pub const DEFAULT_PARTICLE_BUDGET: usize = 64 << 20;
+
+/// Bookkeeping of one cable: where its rows are and how it behaves.
+#[derive(Debug, Clone)]
+pub(crate) struct CableRecord {
+    pub(crate) handle: CableHandle,
+    /// First row of the cable in the particle columns.
+    pub(crate) first: usize,
+    /// Number of particles (rows).
+    pub(crate) count: usize,
+    pub(crate) params: CableParams,
+    /// Attachment target of each end (`None`: free or pinned in place).
+    pub(crate) attach: [Option<Vec3>; 2],
+    /// Inverse mass each end had before it was attached, restored on detach.
+    pub(crate) end_inv_mass: [f32; 2],
+    pub(crate) alive: bool,
+}
+
+#[derive(Debug, Clone, Copy)]
+struct Slot {
+    generation: u32,
+    /// Index into `cables` while the cable lives.
+    record: Option<u32>,
+}
+
+/// Every particle of every cable, stored as structure-of-arrays columns.
+///
+/// # Invariant
+/// `pos`, `prev`, `inv_mass`, `rest`, `lambda` and `lambda_bend` always have
+/// the same length; row `i` of each is particle `i`. A cable owns the
+/// contiguous rows `first..first + count`, cables lie in the columns in the
+/// order they were added, and `rest[r]` is the rest length of the segment
+/// from row `r` to row `r + 1` (0 on a cable's last row). Only
+/// [`ParticlePool::add_cable`] and [`ParticlePool::compact`] change lengths,
+/// and each touches every column.
+///
+/// Removing a cable is O(1): its handle dies at once and its rows become
+/// garbage that the next [`ParticlePool::compact`] (run by every system
+/// before it touches the columns, and by `add_cable` once garbage exceeds a
+/// quarter of the rows) squeezes out in one order-preserving pass. Systems
+/// therefore always see dense columns.
+///
+/// # Example
+/// ```
+/// use cable_core::{CableDesc, ParticlePool};
+/// use glam::Vec3;
+///
+/// let mut pool = ParticlePool::with_budget(1_000);
+/// let a = pool.add_cable(&CableDesc::line(Vec3::ZERO, Vec3::X, 1.0, 4)?)?;
+/// let b = pool.add_cable(&CableDesc::from_points(&[Vec3::ZERO, Vec3::Y, Vec3::ONE])?)?;
+/// pool.remove_cable(a)?;
+/// assert!(pool.positions(a).is_err()); // removed handles are refused
+/// assert_eq!(pool.positions(b)?, &[Vec3::ZERO, Vec3::Y, Vec3::ONE]);
+/// # Ok::<(), cable_core::CableError>(())
+/// ```
+#[derive(Debug, Clone)]
+pub struct ParticlePool {
+    pos: Vec<Vec3>,
+    prev: Vec<Vec3>,
+    inv_mass: Vec<f32>,
+    rest: Vec<f32>,
+    lambda: Vec<f32>,
+    lambda_bend: Vec<f32>,
+    cables: Vec<CableRecord>,
+    slots: Vec<Slot>,
+    free_slots: Vec<u32>,
+    garbage_rows: usize,
+    budget: usize,
+}
+
+impl Default for ParticlePool {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl ParticlePool {
+    /// An empty pool with the [`DEFAULT_PARTICLE_BUDGET`].
+    #[must_use]
+    pub fn new() -> Self {
+        Self::with_budget(DEFAULT_PARTICLE_BUDGET)
+    }
+
+    /// An empty pool that refuses cables once it would hold more than
+    /// `max_particles` particles.
+    #[must_use]
+    pub fn with_budget(max_particles: usize) -> Self {
+        Self {
+            pos: Vec::new(),
+            prev: Vec::new(),
+            inv_mass: Vec::new(),
+            rest: Vec::new(),
+            lambda: Vec::new(),
+            lambda_bend: Vec::new(),
+            cables: Vec::new(),
+            slots: Vec::new(),
+            free_slots: Vec::new(),
+            garbage_rows: 0,
+            budget: max_particles,
+        }
+    }
+
+    /// The particle budget.
+    #[inline]
+    #[must_use]
+    pub fn budget(&self) -> usize {
+        self.budget
+    }
+
+    /// Number of live cables.
+    #[inline]
+    #[must_use]
+    pub fn cable_count(&self) -> usize {
+        self.cables.len() - self.dead_records()
+    }
+
+    fn dead_records(&self) -> usize {
+        // Dead records exist only between a removal and the next compaction.
+        if self.garbage_rows == 0 {
+            0
+        } else {
+            self.cables.iter().filter(|c| !c.alive).count()
+        }
+    }
+
+    /// Number of particles of live cables.
+    #[inline]
+    #[must_use]
+    pub fn particle_count(&self) -> usize {
+        self.pos.len() - self.garbage_rows
+    }
+
+    /// True when the pool holds no cable.
+    #[inline]
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.cable_count() == 0
+    }
+
+    /// Adds a cable and returns its handle.
+    ///
+    /// # Errors
+    /// [`CableError`] naming the parameter that is out of range, or
+    /// [`CableError::BudgetExceeded`] when the pool would exceed its budget.
+    pub fn add_cable(&mut self, desc: &CableDesc) -> Result<CableHandle, CableError> {
+        desc.params.validate()?;
+        let geo = &desc.geometry;
+        let count = geo.points.len();
+        if count < 2 || geo.rest.len() != count - 1 {
+            return Err(CableError::TooFew {
+                field: "points",
+                min: 2,
+                got: count,
+            });
+        }
+        let live = self.particle_count();
+        if count > self.budget.saturating_sub(live) {
+            return Err(CableError::BudgetExceeded {
+                requested: count,
+                live,
+                budget: self.budget,
+            });
+        }
+        if self.garbage_rows > 0 && self.garbage_rows * 4 >= self.pos.len() {
+            self.compact();
+        }
+        let handle = self.alloc_slot();
+        let first = self.pos.len();
+        self.pos.extend_from_slice(&geo.points);
+        self.prev.extend_from_slice(&geo.points);
+        self.inv_mass.extend(std::iter::repeat_n(1.0, count));
+        self.rest.extend_from_slice(&geo.rest);
+        self.rest.push(0.0);
+        self.lambda.extend(std::iter::repeat_n(0.0, count));
+        self.lambda_bend.extend(std::iter::repeat_n(0.0, count));
+        let mut record = CableRecord {
+            handle,
+            first,
+            count,
+            params: desc.params,
+            attach: [None, None],
+            end_inv_mass: [1.0, 1.0],
+            alive: true,
+        };
+        for (end, on) in [(End::Start, desc.attach_start), (End::End, desc.attach_end)] {
+            if on {
+                let row = first + end_offset(count, end);
+                record.attach[end.slot()] = Some(geo.points[end_offset(count, end)]);
+                self.inv_mass[row] = 0.0;
+            }
+        }
+        self.slots[handle.index as usize].record = Some(self.cables.len() as u32);
+        self.cables.push(record);
+        self.debug_check();
+        Ok(handle)
+    }
+
+    fn alloc_slot(&mut self) -> CableHandle {
+        if let Some(index) = self.free_slots.pop() {
+            let generation = self.slots[index as usize].generation;
+            CableHandle { index, generation }
+        } else {
+            let index = u32::try_from(self.slots.len())
+                // The particle budget bounds cables far below 2^32 (each has ≥ 2 particles
+                // and the columns are indexed by usize); a pool that still overflows is a bug.
+                .expect("more than 2^32 cable slots");
+            self.slots.push(Slot {
+                generation: 0,
+                record: None,
+            });
+            CableHandle {
+                index,
+                generation: 0,
+            }
+        }
+    }
+
+    /// Removes a cable. Its handle is refused from now on, even after the
+    /// slot is reused by a new cable.
+    ///
+    /// # Errors
+    /// [`CableError::StaleHandle`] when the handle is not live.
+    pub fn remove_cable(&mut self, handle: CableHandle) -> Result<(), CableError> {
+        let rec = self.record_index(handle)?;
+        let slot = &mut self.slots[handle.index as usize];
+        slot.record = None;
+        // Wrapping: after 2^32 reuses of one slot a handle could alias; that
+        // many removals of one slot is far beyond any game's lifetime.
+        slot.generation = slot.generation.wrapping_add(1);
+        self.free_slots.push(handle.index);
+        let r = &mut self.cables[rec];
+        r.alive = false;
+        self.garbage_rows += r.count;
+        Ok(())
+    }
+
+    /// Squeezes the rows of removed cables out of the columns in one
+    /// order-preserving pass. Cheap when there is nothing to do.
+    pub fn compact(&mut self) {
+        if self.garbage_rows == 0 {
+            return;
+        }
+        let mut write = 0usize;
+        let mut kept = 0usize;
+        for i in 0..self.cables.len() {
+            if !self.cables[i].alive {
+                continue;
+            }
+            let (first, count) = (self.cables[i].first, self.cables[i].count);
+            if first != write {
+                let src = first..first + count;
+                self.pos.copy_within(src.clone(), write);
+                self.prev.copy_within(src.clone(), write);
+                self.inv_mass.copy_within(src.clone(), write);
+                self.rest.copy_within(src.clone(), write);
+                self.lambda.copy_within(src.clone(), write);
+                self.lambda_bend.copy_within(src, write);
+            }
+            let mut rec = self.cables[i].clone();
+            rec.first = write;
+            self.slots[rec.handle.index as usize].record = Some(kept as u32);
+            self.cables[kept] = rec;
+            write += count;
+            kept += 1;
+        }
+        self.cables.truncate(kept);
+        for col in [
+            &mut self.inv_mass,
+            &mut self.rest,
+            &mut self.lambda,
+            &mut self.lambda_bend,
+        ] {
+            col.truncate(write);
+        }
+        self.pos.truncate(write);
+        self.prev.truncate(write);
+        self.garbage_rows = 0;
+        self.debug_check();
+    }
+
+    /// True while `handle` names a live cable of this pool.
+    #[inline]
+    #[must_use]
+    pub fn contains(&self, handle: CableHandle) -> bool {
+        self.record_index(handle).is_ok()
+    }
+
+    fn record_index(&self, handle: CableHandle) -> Result<usize, CableError> {
+        match self.slots.get(handle.index as usize) {
+            Some(Slot {
+                generation,
+                record: Some(r),
+            }) if *generation == handle.generation => Ok(*r as usize),
+            _ => Err(CableError::StaleHandle(handle)),
+        }
+    }
+
+    fn record(&self, handle: CableHandle) -> Result<&CableRecord, CableError> {
+        Ok(&self.cables[self.record_index(handle)?])
+    }
+
+    fn rows(&self, handle: CableHandle) -> Result<std::ops::Range<usize>, CableError> {
+        let r = self.record(handle)?;
+        Ok(r.first..r.first + r.count)
+    }
+
+    /// Handles of the live cables, in the order they were added.
+    pub fn handles(&self) -> impl ExactSizeIterator<Item = CableHandle> + '_ {
+        LiveHandles {
+            inner: self.cables.iter(),
+            remaining: self.cable_count(),
+        }
+    }
+
+    /// Current particle positions of a cable, without copying (UE's
+    /// `GetCableParticleLocations`).
+    ///
+    /// # Errors
+    /// [`CableError::StaleHandle`] when the handle is not live.
+    pub fn positions(&self, handle: CableHandle) -> Result<&[Vec3], CableError> {
+        Ok(&self.pos[self.rows(handle)?])
+    }
+
+    /// Mutable particle positions of a cable, for teleports and scripted
+    /// motion. Moving a particle without moving its previous position gives it
+    /// a velocity; use [`ParticlePool::teleport`] to move a cable rigidly.
+    ///
+    /// # Errors
+    /// [`CableError::StaleHandle`] when the handle is not live.
+    pub fn positions_mut(&mut self, handle: CableHandle) -> Result<&mut [Vec3], CableError> {
+        let rows = self.rows(handle)?;
+        Ok(&mut self.pos[rows])
+    }
+
+    /// Previous particle positions (the Verlet state; velocity × substep is
+    /// `position - previous`).
+    ///
+    /// # Errors
+    /// [`CableError::StaleHandle`] when the handle is not live.
+    pub fn prev_positions(&self, handle: CableHandle) -> Result<&[Vec3], CableError> {
+        Ok(&self.prev[self.rows(handle)?])
+    }
+
+    /// Inverse masses (0 = pinned) of a cable's particles.
+    ///
+    /// # Errors
+    /// [`CableError::StaleHandle`] when the handle is not live.
+    pub fn inv_masses(&self, handle: CableHandle) -> Result<&[f32], CableError> {
+        Ok(&self.inv_mass[self.rows(handle)?])
+    }
+
+    /// Rest length of each segment of a cable, metres; the slice has one
+    /// entry per particle and the last entry is 0 (no segment follows).
+    ///
+    /// # Errors
+    /// [`CableError::StaleHandle`] when the handle is not live.
+    pub fn rest_lengths(&self, handle: CableHandle) -> Result<&[f32], CableError> {
+        Ok(&self.rest[self.rows(handle)?])
+    }
+
+    /// Sets the inverse mass (1/kg) of one particle; 0 pins it in place.
+    /// A particle that is attached keeps inverse mass 0 until detached, and
+    /// gets this value then.
+    ///
+    /// # Errors
+    /// Stale handle, index out of range, or a negative or non-finite value.
+    pub fn set_inv_mass(
+        &mut self,
+        handle: CableHandle,
+        index: usize,
+        inv_mass: f32,
+    ) -> Result<(), CableError> {
+        let w = check_finite("inv_mass", inv_mass)?;
+        if w < 0.0 {
+            return Err(CableError::OutOfRange {
+                field: "inv_mass",
+                expected: "must be at least 0",
+                value: f64::from(w),
+            });
+        }
+        let rec_i = self.record_index(handle)?;
+        let rec = &mut self.cables[rec_i];
+        if index >= rec.count {
+            return Err(CableError::ParticleOutOfRange {
+                index,
+                len: rec.count,
+            });
+        }
+        for end in [End::Start, End::End] {
+            if index == end_offset(rec.count, end) && rec.attach[end.slot()].is_some() {
+                rec.end_inv_mass[end.slot()] = w;
+                return Ok(());
+            }
+        }
+        self.inv_mass[rec.first + index] = w;
+        Ok(())
+    }
+
+    /// Parameters of a cable.
+    ///
+    /// # Errors
+    /// [`CableError::StaleHandle`] when the handle is not live.
+    pub fn params(&self, handle: CableHandle) -> Result<&CableParams, CableError> {
+        Ok(&self.record(handle)?.params)
+    }
+
+    /// Replaces the parameters of a cable after validating them.
+    ///
+    /// # Errors
+    /// Stale handle, or a parameter out of range (see [`CableParams::validate`]).
+    pub fn set_params(
+        &mut self,
+        handle: CableHandle,
+        params: CableParams,
+    ) -> Result<(), CableError> {
+        params.validate()?;
+        let i = self.record_index(handle)?;
+        self.cables[i].params = params;
+        Ok(())
+    }
+
+    /// The attachment target of one end, if attached.
+    ///
+    /// # Errors
+    /// [`CableError::StaleHandle`] when the handle is not live.
+    pub fn attachment(&self, handle: CableHandle, end: End) -> Result<Option<Vec3>, CableError> {
+        Ok(self.record(handle)?.attach[end.slot()])
+    }
+
+    /// Attaches (`Some(target)`) or detaches (`None`) one end of a cable.
+    ///
+    /// An attached end is pinned (inverse mass 0) and the attachments system
+    /// puts it at `target` at the start of every substep. Detaching restores
+    /// the end's inverse mass; the particle keeps its current position and
+    /// velocity, so it does not jump.
+    ///
+    /// # Errors
+    /// Stale handle, or a non-finite or out-of-range target.
+    pub fn set_attachment(
+        &mut self,
+        handle: CableHandle,
+        end: End,
+        target: Option<Vec3>,
+    ) -> Result<(), CableError> {
+        if let Some(t) = target {
+            check_vec3("attachment target", t)?;
+        }
+        let i = self.record_index(handle)?;
+        let rec = &mut self.cables[i];
+        let row = rec.first + end_offset(rec.count, end);
+        let slot = end.slot();
+        match (rec.attach[slot].is_some(), target.is_some()) {
+            (false, true) => {
+                rec.end_inv_mass[slot] = self.inv_mass[row];
+                self.inv_mass[row] = 0.0;
+            }
+            (true, false) => self.inv_mass[row] = rec.end_inv_mass[slot],
+            _ => {}
+        }
+        rec.attach[slot] = target;
+        Ok(())
+    }
+
+    /// Moves a whole cable rigidly by `offset` (positions and previous
+    /// positions, so its velocity is kept), and its attachment targets with it:
+    /// UE5's teleport handling.
+    ///
+    /// # Errors
+    /// Stale handle, or a non-finite offset.
+    pub fn teleport(&mut self, handle: CableHandle, offset: Vec3) -> Result<(), CableError> {
+        check_vec3("offset", offset)?;
+        let i = self.record_index(handle)?;
+        let rows = self.cables[i].first..self.cables[i].first + self.cables[i].count;
+        for p in &mut self.pos[rows.clone()] {
+            *p += offset;
+        }
+        for p in &mut self.prev[rows] {
+            *p += offset;
+        }
+        for t in self.cables[i].attach.iter_mut().flatten() {
+            *t += offset;
+        }
+        Ok(())
+    }
+
+    /// Sets a cable's speed: every free particle gets velocity `v` (m/s) at
+    /// substep `h` (s), by moving its previous position to `p - v·h`.
+    ///
+    /// # Errors
+    /// Stale handle, or a non-finite `v` or `h`.
+    pub fn set_velocity(&mut self, handle: CableHandle, v: Vec3, h: f32) -> Result<(), CableError> {
+        check_vec3("velocity", v)?;
+        check_finite("substep", h)?;
+        let rows = self.rows(handle)?;
+        for r in rows {
+            if self.inv_mass[r] > 0.0 {
+                self.prev[r] = self.pos[r] - v * h;
+            }
+        }
+        Ok(())
+    }
+
+    /// All positions of all live cables, row order (compacts first).
+    pub fn all_positions(&mut self) -> &[Vec3] {
+        self.compact();
+        &self.pos
+    }
+
+    /// Checks every column finite: a diagnostic for tests and debugging.
+    #[must_use]
+    pub fn all_finite(&self) -> bool {
+        self.pos.iter().chain(&self.prev).all(|p| p.is_finite())
+    }
+
+    /// Splits the pool into one mutable view per live cable, in row order,
+    /// after compacting. The views borrow disjoint rows, so callers may hand
+    /// them to threads; [`ParticlePool::par_for_each_cable`] does that.
+    pub fn columns_mut(&mut self) -> Columns<'_> {
+        self.compact();
+        Columns {
+            base: 0,
+            pos: &mut self.pos,
+            prev: &mut self.prev,
+            inv_mass: &self.inv_mass,
+            rest: &self.rest,
+            lambda: &mut self.lambda,
+            lambda_bend: &mut self.lambda_bend,
+            cables: &mut self.cables,
+        }
+    }
+
+    /// Runs `f` on every live cable, in parallel with rayon.
+    ///
+    /// The work is split recursively by cable boundaries into pieces of at
+    /// least [`PAR_GRAIN`] particles; the split depends on the scene alone,
+    /// never on the thread count, and each cable is processed by exactly one
+    /// call, so results are bitwise identical whatever the thread pool.
+    pub fn par_for_each_cable<F>(&mut self, f: F)
+    where
+        F: Fn(CableMut<'_>) + Sync,
+    {
+        self.columns_mut().par_for_each(&f);
+    }
+
+    fn debug_check(&self) {
+        let n = self.pos.len();
+        debug_assert!(
+            self.prev.len() == n
+                && self.inv_mass.len() == n
+                && self.rest.len() == n
+                && self.lambda.len() == n
+                && self.lambda_bend.len() == n,
+            "ParticlePool columns out of step"
+        );
+    }
+}
+
+/// Offset of an end's particle within a cable of `count` particles.
+#[inline]
+fn end_offset(count: usize, end: End) -> usize {
+    match end {
+        End::Start => 0,
+        End::End => count - 1,
+    }
+}
+
+struct LiveHandles<'a> {
+    inner: std::slice::Iter<'a, CableRecord>,
+    remaining: usize,
+}
+
+impl Iterator for LiveHandles<'_> {
+    type Item = CableHandle;
+    fn next(&mut self) -> Option<CableHandle> {
+        for c in self.inner.by_ref() {
+            if c.alive {
+                self.remaining -= 1;
+                return Some(c.handle);
+            }
+        }
+        None
+    }
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        (self.remaining, Some(self.remaining))
+    }
+}
+
+impl ExactSizeIterator for LiveHandles<'_> {}
+
+/// Smallest piece of work, in particles, that [`ParticlePool::par_for_each_cable`]
+/// hands to one rayon task.
+pub const PAR_GRAIN: usize = 4096;
+
+/// Mutable, disjoint borrows of the particle columns of a run of cables.
+#[derive(Debug)]
+pub struct Columns<'a> {
+    base: usize,
+    pos: &'a mut [Vec3],
+    prev: &'a mut [Vec3],
+    inv_mass: &'a [f32],
+    rest: &'a [f32],
+    lambda: &'a mut [f32],
+    lambda_bend: &'a mut [f32],
+    cables: &'a mut [CableRecord],
+}
+
+/// A mutable view of one cable's rows and parameters, handed to systems.
+#[derive(Debug)]
+pub struct CableMut<'a> {
+    /// The cable's handle.
+    pub handle: CableHandle,
+    /// Positions, metres.
+    pub pos: &'a mut [Vec3],
+    /// Previous positions (Verlet state).
+    pub prev: &'a mut [Vec3],
+    /// Inverse masses; 0 = pinned.
+    pub inv_mass: &'a [f32],
+    /// Rest length of the segment starting at each row; last entry 0.
+    pub rest: &'a [f32],
+    /// XPBD multipliers of the distance constraints (solver scratch).
+    pub lambda: &'a mut [f32],
+    /// XPBD multipliers of the bending constraints (solver scratch).
+    pub lambda_bend: &'a mut [f32],
+    /// The cable's parameters.
+    pub params: &'a CableParams,
+    /// Attachment target of each end ([`End::slot`] order).
+    pub attach: &'a [Option<Vec3>; 2],
+}
+
+impl<'a> Columns<'a> {
+    /// Number of cables in this run.
+    #[must_use]
+    pub fn len(&self) -> usize {
+        self.cables.len()
+    }
+
+    /// True when the run holds no cable.
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.cables.is_empty()
+    }
+
+    fn rows(&self) -> usize {
+        self.pos.len()
+    }
+
+    /// Splits before cable `k` of the run.
+    fn split_at(self, k: usize) -> (Columns<'a>, Columns<'a>) {
+        let row = self.cables[k].first - self.base;
+        let (c0, c1) = self.cables.split_at_mut(k);
+        let (p0, p1) = self.pos.split_at_mut(row);
+        let (q0, q1) = self.prev.split_at_mut(row);
+        let (w0, w1) = self.inv_mass.split_at(row);
+        let (r0, r1) = self.rest.split_at(row);
+        let (l0, l1) = self.lambda.split_at_mut(row);
+        let (b0, b1) = self.lambda_bend.split_at_mut(row);
+        (
+            Columns {
+                base: self.base,
+                pos: p0,
+                prev: q0,
+                inv_mass: w0,
+                rest: r0,
+                lambda: l0,
+                lambda_bend: b0,
+                cables: c0,
+            },
+            Columns {
+                base: self.base + row,
+                pos: p1,
+                prev: q1,
+                inv_mass: w1,
+                rest: r1,
+                lambda: l1,
+                lambda_bend: b1,
+                cables: c1,
+            },
+        )
+    }
+
+    /// Calls `f` on each cable of the run in order, on this thread.
+    pub fn for_each(self, f: &impl Fn(CableMut<'_>)) {
+        let mut rest = self;
+        while rest.len() > 1 {
+            let (head, tail) = rest.split_at(1);
+            f(head.into_cable());
+            rest = tail;
+        }
+        if rest.len() == 1 {
+            f(rest.into_cable());
+        }
+    }
+
+    /// The view of a run of exactly one cable.
+    fn into_cable(self) -> CableMut<'a> {
+        let rec = &self.cables[0];
+        debug_assert!(self.cables.len() == 1 && rec.alive && self.pos.len() == rec.count);
+        CableMut {
+            handle: rec.handle,
+            pos: self.pos,
+            prev: self.prev,
+            inv_mass: self.inv_mass,
+            rest: self.rest,
+            lambda: self.lambda,
+            lambda_bend: self.lambda_bend,
+            params: &self.cables[0].params,
+            attach: &self.cables[0].attach,
+        }
+    }
+
+    /// Calls `f` on each cable of the run, in parallel (see
+    /// [`ParticlePool::par_for_each_cable`]).
+    pub fn par_for_each<F>(self, f: &F)
+    where
+        F: Fn(CableMut<'_>) + Sync,
+    {
+        if self.len() <= 1 || self.rows() <= PAR_GRAIN {
+            self.for_each(f);
+            return;
+        }
+        // Split at the cable nearest the middle row: depends on the scene only.
+        let mid_row = self.base + self.rows() / 2;
+        let k = self
+            .cables
+            .partition_point(|c| c.first < mid_row)
+            .clamp(1, self.len() - 1);
+        let (a, b) = self.split_at(k);
+        rayon::join(|| a.par_for_each(f), || b.par_for_each(f));
+    }
+}

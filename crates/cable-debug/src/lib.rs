@@ -1,0 +1,8 @@
+//! Debug views of a cable simulation without any graphics stack.
+//!
+//! [`ascii`] draws the cables of a [`cable_core::ParticlePool`] into a
+//! character grid, for terminals, CI logs and unit tests.
+
+pub mod ascii;
+
+pub use ascii::{AsciiOptions, render_ascii};

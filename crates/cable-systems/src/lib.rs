@@ -1,0 +1,34 @@
+//! The systems of the `cable` Verlet rope engine: plain functions over a
+//! [`cable_core::ParticlePool`], parallel over cables with rayon and
+//! bitwise deterministic whatever the thread count.
+//!
+//! - [`attach`]: attached ends follow their targets;
+//! - [`integrate`]: position Verlet with gravity, force and damping;
+//! - [`constraints`]: Gauss-Seidel distance and bending constraints, rigid or XPBD;
+//! - [`step`]: the order of a substep and the fixed-substep [`Stepper`].
+//!
+//! # Example
+//! ```
+//! use cable_core::{CableDesc, ParticlePool};
+//! use cable_systems::{SolverParams, Stepper};
+//! use glam::Vec3;
+//!
+//! let mut pool = ParticlePool::new();
+//! let rope = pool.add_cable(&CableDesc::line(Vec3::ZERO, Vec3::new(4.0, 0.0, 0.0), 5.0, 16)?)?;
+//! let mut stepper = Stepper::new(SolverParams::default())?;
+//! stepper.advance(&mut pool, 0.5)?; // half a second, 16 substeps at most
+//! assert!(pool.positions(rope)?[8].y < 0.0); // the middle sags
+//! # Ok::<(), cable_core::CableError>(())
+//! ```
+
+pub mod attach;
+pub mod constraints;
+pub mod integrate;
+pub mod params;
+pub mod step;
+
+pub use params::SolverParams;
+pub use step::{Stepper, substep, substep_cable};
+
+/// Re-export so users of the systems can name the view type.
+pub use cable_core::CableMut;

@@ -1,0 +1,102 @@
+//! World-level solver parameters shared by the systems.
+
+use cable_core::CableError;
+use cable_core::error::{check_finite, check_vec3};
+use glam::Vec3;
+
+/// Most solver iterations per substep accepted by [`SolverParams::validate`].
+pub const MAX_ITERATIONS: u32 = 1024;
+
+/// Most substeps per frame accepted by [`SolverParams::validate`].
+pub const MAX_SUBSTEPS: u32 = 10_000;
+
+/// Parameters of the whole simulation (the scene file's top-level keys).
+///
+/// Units: metres, seconds. Defaults are those of the scene format.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct SolverParams {
+    /// World gravity, m/s². Default `[0, -9.81, 0]`.
+    pub gravity: Vec3,
+    /// Fixed substep `h`, seconds, in (0, 1]. Default 1/60.
+    pub substep: f32,
+    /// Constraint solver iterations per substep (UE's `SolverIterations`), ≥ 1. Default 8.
+    pub iterations: u32,
+    /// Most substeps run for one frame; extra whole substeps are dropped
+    /// (no spiral of death). ≥ 1. Default 16.
+    pub max_substeps: u32,
+    /// Linear velocity damping per second, ≥ 0: each substep the Verlet
+    /// velocity is multiplied by `max(0, 1 - damping·h)`. 0 = none. Default 0.
+    pub damping: f32,
+    /// Friction on collider contact, 0..=1 (UE's `CollisionFriction`). Default 0.
+    pub friction: f32,
+}
+
+impl Default for SolverParams {
+    fn default() -> Self {
+        Self {
+            gravity: Vec3::new(0.0, -9.81, 0.0),
+            substep: 1.0 / 60.0,
+            iterations: 8,
+            max_substeps: 16,
+            damping: 0.0,
+            friction: 0.0,
+        }
+    }
+}
+
+impl SolverParams {
+    /// Checks every field, naming the first that is out of range.
+    ///
+    /// # Errors
+    /// [`CableError::NotFinite`] or [`CableError::OutOfRange`] naming the field.
+    pub fn validate(&self) -> Result<(), CableError> {
+        check_vec3("gravity", self.gravity)?;
+        let h = check_finite("substep", self.substep)?;
+        if !(h > 0.0 && h <= 1.0) {
+            return Err(out_of_range(
+                "substep",
+                "must be greater than 0 and at most 1",
+                h,
+            ));
+        }
+        if !(1..=MAX_ITERATIONS).contains(&self.iterations) {
+            return Err(out_of_range(
+                "iterations",
+                "must be between 1 and 1024",
+                self.iterations as f32,
+            ));
+        }
+        if !(1..=MAX_SUBSTEPS).contains(&self.max_substeps) {
+            return Err(out_of_range(
+                "max_substeps",
+                "must be between 1 and 10000",
+                self.max_substeps as f32,
+            ));
+        }
+        let d = check_finite("damping", self.damping)?;
+        if !(0.0..=1.0e6).contains(&d) {
+            return Err(out_of_range("damping", "must be between 0 and 1e6", d));
+        }
+        let f = check_finite("friction", self.friction)?;
+        if !(0.0..=1.0).contains(&f) {
+            return Err(out_of_range("friction", "must be between 0 and 1", f));
+        }
+        Ok(())
+    }
+
+    /// The Verlet velocity factor of one substep, `max(0, 1 - damping·h)`;
+    /// exactly 1 when `damping` is 0.
+    #[inline]
+    #[must_use]
+    pub fn velocity_keep(&self) -> f32 {
+        (1.0 - self.damping * self.substep).max(0.0)
+    }
+}
+
+fn out_of_range(field: &'static str, expected: &'static str, value: f32) -> CableError {
+    CableError::OutOfRange {
+        field,
+        expected,
+        value: f64::from(value),
+    }
+}

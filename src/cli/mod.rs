@@ -1,0 +1,201 @@
+//! Argument parsing and dispatch. Errors print one line on standard error
+//! and exit 2 (bad usage or scene) or 1 (anything else).
+
+mod demo;
+mod out;
+mod run;
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Args, Parser, Subcommand};
+
+/// A failure of a command, with its exit code.
+#[derive(Debug)]
+pub enum CliError {
+    /// Bad usage or a bad scene: exit code 2.
+    Usage(String),
+    /// Anything else (I/O): exit code 1.
+    Other(String),
+}
+
+impl CliError {
+    fn code(&self) -> u8 {
+        match self {
+            CliError::Usage(_) => 2,
+            CliError::Other(_) => 1,
+        }
+    }
+    fn message(&self) -> &str {
+        match self {
+            CliError::Usage(m) | CliError::Other(m) => m,
+        }
+    }
+}
+
+/// Data-oriented Verlet cable and rope simulation.
+#[derive(Debug, Parser)]
+#[command(name = "cable", version, about, propagate_version = true)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Run a built-in scene and draw it in the terminal.
+    Demo(DemoArgs),
+    /// Run a scene file and write its results.
+    Run(RunArgs),
+    /// Measure the solver on a synthetic workload.
+    Bench(BenchArgs),
+}
+
+/// Options of `cable demo`.
+#[derive(Debug, Args)]
+pub struct DemoArgs {
+    /// Simulated seconds.
+    #[arg(long, default_value_t = 5.0)]
+    pub seconds: f64,
+    /// Write an SVG picture of the run to FILE.
+    #[arg(long, value_name = "FILE")]
+    pub svg: Option<PathBuf>,
+    /// Do not draw in the terminal.
+    #[arg(long)]
+    pub no_ascii: bool,
+}
+
+/// Options of `cable run`.
+#[derive(Debug, Args)]
+pub struct RunArgs {
+    /// Scene file (JSON), or `-` for standard input.
+    #[arg(value_name = "SCENE")]
+    pub scene: String,
+    /// Simulated seconds.
+    #[arg(long, default_value_t = 5.0)]
+    pub seconds: f64,
+    /// Frame length, seconds: time fed to the accumulator per frame.
+    #[arg(long = "frame-dt", default_value_t = 1.0 / 60.0)]
+    pub frame_dt: f32,
+    /// Worker threads (default: all cores). Results do not depend on it.
+    #[arg(long)]
+    pub threads: Option<usize>,
+    /// Particle layout: soa (more arrive with the layouts work).
+    #[arg(long)]
+    pub layout: Option<String>,
+    /// Write particle positions as JSON to FILE.
+    #[arg(long, value_name = "FILE")]
+    pub out: Option<PathBuf>,
+    /// Write every K-th frame to --out (the last frame always).
+    #[arg(long, default_value_t = 1)]
+    pub every: u64,
+    /// Write an SVG picture of the run to FILE.
+    #[arg(long, value_name = "FILE")]
+    pub svg: Option<PathBuf>,
+    /// Draw the run in the terminal.
+    #[arg(long)]
+    pub ascii: bool,
+    /// Write the final tube meshes as Wavefront OBJ to FILE.
+    #[arg(long, value_name = "FILE")]
+    pub obj: Option<PathBuf>,
+}
+
+/// Options of `cable bench`.
+#[derive(Debug, Args)]
+pub struct BenchArgs {
+    /// Number of cables.
+    #[arg(long)]
+    pub cables: Option<usize>,
+    /// Segments per cable.
+    #[arg(long)]
+    pub segments: Option<u32>,
+    /// Solver iterations per substep.
+    #[arg(long)]
+    pub iterations: Option<u32>,
+    /// Substeps to run.
+    #[arg(long)]
+    pub substeps: Option<u32>,
+    /// Worker threads.
+    #[arg(long)]
+    pub threads: Option<usize>,
+    /// Particle layout.
+    #[arg(long)]
+    pub layout: Option<String>,
+    /// Print one JSON object on the last line.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// Entry point: parse, dispatch, map errors to exit codes.
+pub fn main() -> ExitCode {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => {
+            use clap::error::ErrorKind;
+            if matches!(e.kind(), ErrorKind::DisplayHelp | ErrorKind::DisplayVersion)
+                || e.kind() == ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand
+            {
+                let code = if e.kind() == ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand {
+                    2
+                } else {
+                    0
+                };
+                let _ = e.print();
+                return ExitCode::from(code);
+            }
+            // One line: clap's first line already reads "error: ...".
+            // One line: clap's first paragraph ("error: ..." and, for a missing
+            // argument, the indented names) joined.
+            let text = e.render().to_string();
+            let line = text
+                .lines()
+                .take_while(|l| !l.trim().is_empty())
+                .map(str::trim)
+                .collect::<Vec<_>>()
+                .join(" ");
+            eprintln!("{line}");
+            return ExitCode::from(2);
+        }
+    };
+    let result = match cli.command {
+        Command::Demo(a) => demo::demo(&a),
+        Command::Run(a) => run::run(&a),
+        Command::Bench(_) => Err(CliError::Usage(
+            "cable bench: not available in this build yet (it arrives with the layouts work)"
+                .into(),
+        )),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {}", e.message());
+            ExitCode::from(e.code())
+        }
+    }
+}
+
+/// Builds a rayon pool of `threads` workers (all cores when `None`).
+pub fn thread_pool(threads: Option<usize>) -> Result<rayon::ThreadPool, CliError> {
+    let mut b = rayon::ThreadPoolBuilder::new();
+    if let Some(n) = threads {
+        if n == 0 || n > 1024 {
+            return Err(CliError::Usage(format!(
+                "--threads: must be between 1 and 1024, got {n}"
+            )));
+        }
+        b = b.num_threads(n);
+    }
+    b.build()
+        .map_err(|e| CliError::Other(format!("cannot start worker threads: {e}")))
+}
+
+/// Checks `--seconds`: finite, 0..=1e6.
+pub fn check_seconds(s: f64) -> Result<f64, CliError> {
+    if s.is_finite() && (0.0..=1.0e6).contains(&s) {
+        Ok(s)
+    } else {
+        Err(CliError::Usage(format!(
+            "--seconds: must be a number between 0 and 1e6, got {s}"
+        )))
+    }
+}

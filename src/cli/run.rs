@@ -1,0 +1,147 @@
+//! `cable run SCENE`: simulate a scene file and write its results.
+
+use std::io::Read;
+use std::time::Instant;
+
+use cable::Scene;
+use cable_systems::Stepper;
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+
+use super::out::OutWriter;
+use super::{CliError, RunArgs, check_seconds, thread_pool};
+
+/// Layouts this build knows.
+pub const LAYOUTS: &[&str] = &["soa"];
+
+/// Runs `cable run`.
+pub fn run(a: &RunArgs) -> Result<(), CliError> {
+    for (flag, given) in [
+        ("--svg", a.svg.is_some()),
+        ("--ascii", a.ascii),
+        ("--obj", a.obj.is_some()),
+    ] {
+        if given {
+            return Err(CliError::Usage(format!(
+                "{flag}: not available in this build yet"
+            )));
+        }
+    }
+    if let Some(layout) = &a.layout {
+        check_layout(layout)?;
+    }
+    let seconds = check_seconds(a.seconds)?;
+    let dt = a.frame_dt;
+    if !(dt.is_finite() && dt > 0.0 && dt <= 10.0) {
+        return Err(CliError::Usage(format!(
+            "--frame-dt: must be greater than 0 and at most 10, got {dt}"
+        )));
+    }
+    if a.every == 0 {
+        return Err(CliError::Usage("--every: must be at least 1, got 0".into()));
+    }
+    let text = read_scene(&a.scene)?;
+    let scene = Scene::from_json(&text).map_err(|e| CliError::Usage(e.to_string()))?;
+    let (mut pool, handles) = scene
+        .build_pool()
+        .map_err(|e| CliError::Usage(e.to_string()))?;
+    let mut stepper =
+        Stepper::new(scene.params).map_err(|e| CliError::Usage(format!("scene.{e}")))?;
+    let frames = frame_count(seconds, dt);
+    let workers = thread_pool(a.threads)?;
+    let mut out = match &a.out {
+        Some(p) => Some(OutWriter::create(p, scene.params.substep)?),
+        None => None,
+    };
+    let work = frames as f64 * scene.particle_count() as f64 * f64::from(scene.params.iterations);
+    let bar = if work > 2.0e8 {
+        let bar = ProgressBar::with_draw_target(Some(frames), ProgressDrawTarget::stderr());
+        if let Ok(style) = ProgressStyle::with_template("{bar:40} {pos}/{len} frames, {eta} left") {
+            bar.set_style(style);
+        }
+        bar
+    } else {
+        ProgressBar::hidden()
+    };
+    let started = Instant::now();
+    workers.install(|| -> Result<(), CliError> {
+        for f in 1..=frames {
+            stepper
+                .advance(&mut pool, dt)
+                .map_err(|e| CliError::Other(format!("internal: {e}")))?;
+            if let Some(w) = out.as_mut() {
+                if f % a.every == 0 || f == frames {
+                    w.frame(f, stepper.time(), &pool, &handles)?;
+                }
+            }
+            bar.inc(1);
+        }
+        Ok(())
+    })?;
+    bar.finish_and_clear();
+    let wall = started.elapsed().as_secs_f64();
+    if let Some(w) = out {
+        w.finish()?;
+    }
+    if !pool.all_finite() {
+        return Err(CliError::Other(
+            "the simulation produced non-finite positions; lower the substep or raise the iterations".into(),
+        ));
+    }
+    println!(
+        "{} cables, {} particles: {} frames, {} substeps, {:.3} s simulated in {:.3} s on {} threads",
+        handles.len(),
+        pool.particle_count(),
+        frames,
+        stepper.substeps_run(),
+        stepper.time(),
+        wall,
+        workers.current_num_threads()
+    );
+    Ok(())
+}
+
+/// Refuses unknown layouts and those this build lacks.
+pub fn check_layout(layout: &str) -> Result<(), CliError> {
+    if LAYOUTS.contains(&layout) {
+        Ok(())
+    } else if ["aos", "lanes8"].contains(&layout) {
+        Err(CliError::Usage(format!(
+            "--layout: `{layout}` is not available in this build yet; available: {}",
+            LAYOUTS.join(", ")
+        )))
+    } else {
+        Err(CliError::Usage(format!(
+            "--layout: unknown layout `{layout}`; available: {}",
+            LAYOUTS.join(", ")
+        )))
+    }
+}
+
+/// Frames in `seconds` of frames of `dt`: the nearest whole number when
+/// within rounding of one, else rounded up.
+pub fn frame_count(seconds: f64, dt: f32) -> u64 {
+    let x = seconds / f64::from(dt);
+    let r = x.round();
+    if (x - r).abs() <= 1.0e-6 * x.max(1.0) {
+        r as u64
+    } else {
+        x.ceil() as u64
+    }
+}
+
+fn read_scene(path: &str) -> Result<String, CliError> {
+    let mut bytes = Vec::new();
+    let res = if path == "-" {
+        std::io::stdin().read_to_end(&mut bytes).map(|_| ())
+    } else {
+        std::fs::File::open(path).and_then(|mut f| f.read_to_end(&mut bytes).map(|_| ()))
+    };
+    let name = if path == "-" { "standard input" } else { path };
+    res.map_err(|e| CliError::Usage(format!("scene {name}: cannot read: {e}")))?;
+    String::from_utf8(bytes).map_err(|e| {
+        CliError::Usage(format!(
+            "scene {name}: not UTF-8 text (byte {})",
+            e.utf8_error().valid_up_to()
+        ))
+    })
+}

@@ -1,0 +1,12 @@
+#![doc = include_str!("../README.md")]
+
+pub mod scene;
+
+pub use cable_core as core;
+pub use cable_debug as debug;
+pub use cable_systems as systems;
+
+pub use cable_core::{CableDesc, CableError, CableHandle, CableParams, End, ParticlePool};
+pub use cable_systems::{SolverParams, Stepper};
+pub use glam;
+pub use scene::{Scene, SceneError};

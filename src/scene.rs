@@ -1,0 +1,333 @@
+//! The scene file: JSON parsing and validation (`shared/spec/cli-and-scene.md`).
+//!
+//! Every error names its place in the file, as `scene.cables[1].segments`
+//! for a bad value or `scene line 7 column 12` for bad JSON, and the reason.
+
+use std::fmt;
+
+use cable_core::{CableDesc, CableError, CableHandle, CableParams, ParticlePool};
+use cable_systems::SolverParams;
+use glam::Vec3;
+use serde::Deserialize;
+
+/// A refused scene: where in the file, and why.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{place}: {reason}")]
+pub struct SceneError {
+    /// Where: `scene.cables[1].segments`, or `scene line 7 column 12`.
+    pub place: String,
+    /// Why, in one line.
+    pub reason: String,
+}
+
+impl SceneError {
+    fn at(place: impl fmt::Display, reason: impl fmt::Display) -> Self {
+        Self {
+            place: place.to_string(),
+            reason: reason.to_string(),
+        }
+    }
+
+    /// A [`CableError`] about the cable at `base` (e.g. `scene.cables[2]`).
+    fn from_cable(base: &str, e: &CableError) -> Self {
+        match e {
+            CableError::NotFinite { field, .. } | CableError::OutOfRange { field, .. } => {
+                let reason = e.to_string();
+                let reason = reason
+                    .strip_prefix(&format!("{field}: "))
+                    .unwrap_or(&reason)
+                    .to_owned();
+                Self::at(format!("{base}.{}", field.replace(' ', "_")), reason)
+            }
+            CableError::TooFew { field, min, got } => Self::at(
+                format!("{base}.{field}"),
+                format!("needs at least {min} entries, got {got}"),
+            ),
+            CableError::ZeroLengthSegment { index } => Self::at(
+                format!("{base}.points[{index}]"),
+                "coincides with the point before it (a segment of zero length)",
+            ),
+            other => Self::at(base, other),
+        }
+    }
+}
+
+/// Most particles a scene may hold: 2²⁴ (16.7 million, about 700 MiB of state).
+pub const SCENE_PARTICLE_BUDGET: usize = 1 << 24;
+
+/// Largest magnitude accepted for any number before conversion to f32.
+const MAX_MAGNITUDE: f64 = 1.0e30;
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawScene {
+    gravity: Option<[f64; 3]>,
+    substep: Option<f64>,
+    iterations: Option<u64>,
+    max_substeps: Option<u64>,
+    damping: Option<f64>,
+    friction: Option<f64>,
+    cables: Vec<RawCable>,
+    colliders: Option<Vec<serde_json::Value>>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawCable {
+    start: Option<[f64; 3]>,
+    end: Option<[f64; 3]>,
+    length: Option<f64>,
+    segments: Option<u64>,
+    points: Option<Vec<[f64; 3]>>,
+    attach_start: Option<bool>,
+    attach_end: Option<bool>,
+    gravity_scale: Option<f64>,
+    force: Option<[f64; 3]>,
+    stiffness: Option<bool>,
+    compliance: Option<f64>,
+    radius: Option<f64>,
+    sides: Option<u64>,
+    tile: Option<f64>,
+}
+
+/// A validated scene: solver parameters and cable descriptions, in file order.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Scene {
+    /// The top-level solver parameters.
+    pub params: SolverParams,
+    /// The cables, in the order of the file.
+    pub cables: Vec<CableDesc>,
+}
+
+impl Scene {
+    /// Parses and validates a scene from JSON text.
+    ///
+    /// # Errors
+    /// A [`SceneError`] naming the place and the reason.
+    ///
+    /// # Example
+    /// ```
+    /// let scene = cable::scene::Scene::from_json(
+    ///     r#"{"cables": [{"start": [0, 0, 0], "end": [4, 0, 0], "length": 5}]}"#,
+    /// )?;
+    /// assert_eq!(scene.cables[0].particle_count(), 17);
+    /// let err = cable::scene::Scene::from_json(r#"{"cables": [{"start": [0,0,0]}]}"#).unwrap_err();
+    /// assert_eq!(err.place, "scene.cables[0].end");
+    /// # Ok::<(), cable::scene::SceneError>(())
+    /// ```
+    pub fn from_json(text: &str) -> Result<Self, SceneError> {
+        let de = &mut serde_json::Deserializer::from_str(text);
+        let raw: RawScene = serde_path_to_error::deserialize(de).map_err(|e| {
+            let path = e.path().to_string();
+            let inner = e.into_inner();
+            let msg = inner.to_string();
+            let reason = match msg.rfind(" at line ") {
+                Some(i) => msg[..i].to_owned(),
+                None => msg,
+            };
+            let at = format!("line {} column {}", inner.line(), inner.column());
+            if path.is_empty() || path == "." || inner.is_syntax() || inner.is_eof() {
+                SceneError::at(format!("scene {at}"), reason)
+            } else {
+                SceneError::at(format!("scene.{path} ({at})"), reason)
+            }
+        })?;
+        Self::from_raw(raw)
+    }
+
+    fn from_raw(raw: RawScene) -> Result<Self, SceneError> {
+        let d = SolverParams::default();
+        let mut params = SolverParams {
+            gravity: match raw.gravity {
+                Some(g) => vec3("scene.gravity", g)?,
+                None => d.gravity,
+            },
+            substep: opt_f32("scene.substep", raw.substep, d.substep)?,
+            iterations: opt_u32("scene.iterations", raw.iterations, d.iterations)?,
+            max_substeps: opt_u32("scene.max_substeps", raw.max_substeps, d.max_substeps)?,
+            damping: opt_f32("scene.damping", raw.damping, d.damping)?,
+            friction: opt_f32("scene.friction", raw.friction, d.friction)?,
+        };
+        params
+            .validate()
+            .map_err(|e| SceneError::from_cable("scene", &e))?;
+        if raw.cables.is_empty() {
+            return Err(SceneError::at(
+                "scene.cables",
+                "needs at least 1 cable, got 0",
+            ));
+        }
+        if let Some(c) = &raw.colliders {
+            if !c.is_empty() {
+                return Err(SceneError::at(
+                    "scene.colliders",
+                    "colliders are not supported by this build yet",
+                ));
+            }
+        }
+        let mut cables = Vec::with_capacity(raw.cables.len());
+        let mut total = 0usize;
+        for (i, rc) in raw.cables.into_iter().enumerate() {
+            let base = format!("scene.cables[{i}]");
+            let desc = cable_desc(&base, rc)?;
+            total += desc.particle_count();
+            if total > SCENE_PARTICLE_BUDGET {
+                return Err(SceneError::at(
+                    base,
+                    format!(
+                        "the scene needs more than {SCENE_PARTICLE_BUDGET} particles, the most a scene may hold"
+                    ),
+                ));
+            }
+            cables.push(desc);
+        }
+        params.friction = params.friction.clamp(0.0, 1.0);
+        Ok(Self { params, cables })
+    }
+
+    /// Adds every cable to a new pool, returning the pool and the handles in
+    /// scene order.
+    ///
+    /// # Errors
+    /// A [`SceneError`] when a cable is refused by the pool (its budget).
+    pub fn build_pool(&self) -> Result<(ParticlePool, Vec<CableHandle>), SceneError> {
+        let mut pool = ParticlePool::with_budget(SCENE_PARTICLE_BUDGET);
+        let mut handles = Vec::with_capacity(self.cables.len());
+        for (i, desc) in self.cables.iter().enumerate() {
+            let h = pool
+                .add_cable(desc)
+                .map_err(|e| SceneError::from_cable(&format!("scene.cables[{i}]"), &e))?;
+            handles.push(h);
+        }
+        Ok((pool, handles))
+    }
+
+    /// Total particles of the scene.
+    #[must_use]
+    pub fn particle_count(&self) -> usize {
+        self.cables.iter().map(CableDesc::particle_count).sum()
+    }
+}
+
+fn cable_desc(base: &str, rc: RawCable) -> Result<CableDesc, SceneError> {
+    let mut desc = if let Some(points) = rc.points {
+        for (key, given) in [
+            ("start", rc.start.is_some()),
+            ("end", rc.end.is_some()),
+            ("length", rc.length.is_some()),
+            ("segments", rc.segments.is_some()),
+        ] {
+            if given {
+                return Err(SceneError::at(
+                    format!("{base}.{key}"),
+                    "cannot be given together with points",
+                ));
+            }
+        }
+        let mut pts = Vec::with_capacity(points.len());
+        for (j, p) in points.iter().enumerate() {
+            pts.push(vec3(&format!("{base}.points[{j}]"), *p)?);
+        }
+        CableDesc::from_points(&pts).map_err(|e| SceneError::from_cable(base, &e))?
+    } else {
+        let start = rc.start.ok_or_else(|| {
+            SceneError::at(format!("{base}.start"), "required unless points is given")
+        })?;
+        let end = rc.end.ok_or_else(|| {
+            SceneError::at(format!("{base}.end"), "required unless points is given")
+        })?;
+        let start = vec3(&format!("{base}.start"), start)?;
+        let end = vec3(&format!("{base}.end"), end)?;
+        let length = match rc.length {
+            Some(l) => f32_of(&format!("{base}.length"), l)?,
+            None => {
+                let l = start.distance(end);
+                if l <= 0.0 {
+                    return Err(SceneError::at(
+                        format!("{base}.length"),
+                        "start and end coincide, so a length greater than 0 must be given",
+                    ));
+                }
+                l
+            }
+        };
+        let segments = match rc.segments {
+            Some(s) => u32::try_from(s).map_err(|_| {
+                SceneError::at(
+                    format!("{base}.segments"),
+                    format!("must be at most 16777216, got {s}"),
+                )
+            })?,
+            None => 16,
+        };
+        CableDesc::line(start, end, length, segments)
+            .map_err(|e| SceneError::from_cable(base, &e))?
+    };
+    desc.attach_start = rc.attach_start.unwrap_or(true);
+    desc.attach_end = rc.attach_end.unwrap_or(true);
+    let d = CableParams::default();
+    desc.params = CableParams {
+        gravity_scale: opt_f32(
+            &format!("{base}.gravity_scale"),
+            rc.gravity_scale,
+            d.gravity_scale,
+        )?,
+        force: match rc.force {
+            Some(f) => vec3(&format!("{base}.force"), f)?,
+            None => d.force,
+        },
+        stiffness: rc.stiffness.unwrap_or(d.stiffness),
+        compliance: opt_f32(&format!("{base}.compliance"), rc.compliance, d.compliance)?,
+        radius: opt_f32(&format!("{base}.radius"), rc.radius, d.radius)?,
+        sides: match rc.sides {
+            Some(s) => u32::try_from(s).map_err(|_| {
+                SceneError::at(
+                    format!("{base}.sides"),
+                    format!("must be between 3 and 1024, got {s}"),
+                )
+            })?,
+            None => d.sides,
+        },
+        tile: opt_f32(&format!("{base}.tile"), rc.tile, d.tile)?,
+    };
+    desc.params
+        .validate()
+        .map_err(|e| SceneError::from_cable(base, &e))?;
+    Ok(desc)
+}
+
+fn f32_of(place: &str, v: f64) -> Result<f32, SceneError> {
+    if !v.is_finite() || v.abs() > MAX_MAGNITUDE {
+        return Err(SceneError::at(
+            place,
+            format!("must be a finite number of magnitude at most 1e30, got {v}"),
+        ));
+    }
+    Ok(v as f32)
+}
+
+fn opt_f32(place: &str, v: Option<f64>, default: f32) -> Result<f32, SceneError> {
+    v.map_or(Ok(default), |v| f32_of(place, v))
+}
+
+fn opt_u32(place: &str, v: Option<u64>, default: u32) -> Result<u32, SceneError> {
+    match v {
+        None => Ok(default),
+        Some(v) => u32::try_from(v)
+            .map_err(|_| SceneError::at(place, format!("is far too large, got {v}"))),
+    }
+}
+
+fn vec3(place: &str, v: [f64; 3]) -> Result<Vec3, SceneError> {
+    let mut out = [0f32; 3];
+    for (o, c) in out.iter_mut().zip(v) {
+        *o = f32_of(place, c)?;
+        if o.abs() > cable_core::MAX_COORDINATE {
+            return Err(SceneError::at(
+                place,
+                format!("every component must lie within ±1e6, got {c}"),
+            ));
+        }
+    }
+    Ok(Vec3::from_array(out))
+}
