@@ -5,7 +5,7 @@
 
 use std::fmt;
 
-use cable_core::{CableDesc, CableError, CableHandle, CableParams, ParticlePool};
+use cable_core::{CableDesc, CableError, CableHandle, CableParams, Collider, ParticlePool};
 use cable_systems::SolverParams;
 use glam::Vec3;
 use serde::Deserialize;
@@ -21,7 +21,7 @@ pub struct SceneError {
 }
 
 impl SceneError {
-    fn at(place: impl fmt::Display, reason: impl fmt::Display) -> Self {
+    pub(crate) fn at(place: impl fmt::Display, reason: impl fmt::Display) -> Self {
         Self {
             place: place.to_string(),
             reason: reason.to_string(),
@@ -29,7 +29,7 @@ impl SceneError {
     }
 
     /// A [`CableError`] about the cable at `base` (e.g. `scene.cables[2]`).
-    fn from_cable(base: &str, e: &CableError) -> Self {
+    pub(crate) fn from_cable(base: &str, e: &CableError) -> Self {
         match e {
             CableError::NotFinite { field, .. } | CableError::OutOfRange { field, .. } => {
                 let reason = e.to_string();
@@ -90,13 +90,16 @@ struct RawCable {
     tile: Option<f64>,
 }
 
-/// A validated scene: solver parameters and cable descriptions, in file order.
+/// A validated scene: solver parameters, cable descriptions and colliders,
+/// in file order.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Scene {
     /// The top-level solver parameters.
     pub params: SolverParams,
     /// The cables, in the order of the file.
     pub cables: Vec<CableDesc>,
+    /// The colliders, in the order of the file.
+    pub colliders: Vec<Collider>,
 }
 
 impl Scene {
@@ -157,14 +160,14 @@ impl Scene {
                 "needs at least 1 cable, got 0",
             ));
         }
-        if let Some(c) = &raw.colliders {
-            if !c.is_empty() {
-                return Err(SceneError::at(
-                    "scene.colliders",
-                    "colliders are not supported by this build yet",
-                ));
-            }
-        }
+        let colliders = raw
+            .colliders
+            .as_deref()
+            .unwrap_or_default()
+            .iter()
+            .enumerate()
+            .map(|(i, v)| crate::scene_colliders::collider(&format!("scene.colliders[{i}]"), v))
+            .collect::<Result<Vec<_>, _>>()?;
         let mut cables = Vec::with_capacity(raw.cables.len());
         let mut total = 0usize;
         for (i, rc) in raw.cables.into_iter().enumerate() {
@@ -182,11 +185,15 @@ impl Scene {
             cables.push(desc);
         }
         params.friction = params.friction.clamp(0.0, 1.0);
-        Ok(Self { params, cables })
+        Ok(Self {
+            params,
+            cables,
+            colliders,
+        })
     }
 
-    /// Adds every cable to a new pool, returning the pool and the handles in
-    /// scene order.
+    /// Adds every cable and collider to a new pool, returning the pool and
+    /// the cable handles in scene order.
     ///
     /// # Errors
     /// A [`SceneError`] when a cable is refused by the pool (its budget).
@@ -198,6 +205,9 @@ impl Scene {
                 .add_cable(desc)
                 .map_err(|e| SceneError::from_cable(&format!("scene.cables[{i}]"), &e))?;
             handles.push(h);
+        }
+        for c in &self.colliders {
+            pool.colliders_mut().add(*c);
         }
         Ok((pool, handles))
     }
@@ -296,7 +306,7 @@ fn cable_desc(base: &str, rc: RawCable) -> Result<CableDesc, SceneError> {
     Ok(desc)
 }
 
-fn f32_of(place: &str, v: f64) -> Result<f32, SceneError> {
+pub(crate) fn f32_of(place: &str, v: f64) -> Result<f32, SceneError> {
     if !v.is_finite() || v.abs() > MAX_MAGNITUDE {
         return Err(SceneError::at(
             place,
@@ -318,7 +328,7 @@ fn opt_u32(place: &str, v: Option<u64>, default: u32) -> Result<u32, SceneError>
     }
 }
 
-fn vec3(place: &str, v: [f64; 3]) -> Result<Vec3, SceneError> {
+pub(crate) fn vec3(place: &str, v: [f64; 3]) -> Result<Vec3, SceneError> {
     let mut out = [0f32; 3];
     for (o, c) in out.iter_mut().zip(v) {
         *o = f32_of(place, c)?;

@@ -57,6 +57,9 @@ pub enum CableError {
     /// The handle names a cable that was removed (or never belonged to this pool).
     #[error("cable handle {0:?} is stale: the cable was removed or belongs to another pool")]
     StaleHandle(crate::CableHandle),
+    /// The handle names a collider that was removed (or never belonged to this set).
+    #[error("collider handle {0:?} is stale: the collider was removed or belongs to another set")]
+    StaleCollider(crate::ColliderHandle),
     /// A particle index lies outside the cable.
     #[error("particle index {index} is out of range for a cable of {len} particles")]
     ParticleOutOfRange {

@@ -1,6 +1,6 @@
 //! Core data of the `cable` Verlet rope engine: the structure-of-arrays
 //! [`ParticlePool`], cable descriptions and parameters, stable generational
-//! [`CableHandle`]s, and the error type.
+//! [`CableHandle`]s, kinematic [`Collider`]s, and the error type.
 //!
 //! Units are SI throughout: metres, seconds, kilograms (particle masses
 //! default to 1, so inverse mass 1/kg; inverse mass 0 pins a particle).
@@ -16,11 +16,15 @@
 //! # Ok::<(), cable_core::CableError>(())
 //! ```
 
+pub mod bvh;
 pub mod cable;
+pub mod collider;
 pub mod error;
 pub mod pool;
 
+pub use bvh::{Aabb, Bvh};
 pub use cable::{CableDesc, CableHandle, CableParams, End};
+pub use collider::{Collider, ColliderHandle, ColliderSet, Shape, WorldCollider, WorldShape};
 pub use error::CableError;
 pub use pool::{CableMut, Columns, DEFAULT_PARTICLE_BUDGET, PAR_GRAIN, ParticlePool};
 

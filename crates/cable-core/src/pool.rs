@@ -3,6 +3,7 @@
 use glam::Vec3;
 
 use crate::cable::{CableDesc, CableHandle, CableParams, End};
+use crate::collider::ColliderSet;
 use crate::error::{CableError, check_finite, check_vec3};
 
 /// Default particle budget of [`ParticlePool::new`]: 64 Mi particles
@@ -75,6 +76,8 @@ pub struct ParticlePool {
     free_slots: Vec<u32>,
     garbage_rows: usize,
     budget: usize,
+    // --- colliders (issue 3) ---
+    colliders: ColliderSet,
 }
 
 impl Default for ParticlePool {
@@ -106,8 +109,26 @@ impl ParticlePool {
             free_slots: Vec::new(),
             garbage_rows: 0,
             budget: max_particles,
+            colliders: ColliderSet::new(),
         }
     }
+
+    // --- colliders (issue 3) ---
+
+    /// The pool's colliders (spheres, capsules, planes, boxes).
+    #[inline]
+    #[must_use]
+    pub fn colliders(&self) -> &ColliderSet {
+        &self.colliders
+    }
+
+    /// The pool's colliders, to add, move and remove them.
+    #[inline]
+    pub fn colliders_mut(&mut self) -> &mut ColliderSet {
+        &mut self.colliders
+    }
+
+    // --- end colliders ---
 
     /// The particle budget.
     #[inline]
@@ -535,6 +556,7 @@ impl ParticlePool {
             lambda: &mut self.lambda,
             lambda_bend: &mut self.lambda_bend,
             cables: &mut self.cables,
+            colliders: &self.colliders,
         }
     }
 
@@ -611,6 +633,7 @@ pub struct Columns<'a> {
     lambda: &'a mut [f32],
     lambda_bend: &'a mut [f32],
     cables: &'a mut [CableRecord],
+    colliders: &'a ColliderSet,
 }
 
 /// A mutable view of one cable's rows and parameters, handed to systems.
@@ -634,6 +657,8 @@ pub struct CableMut<'a> {
     pub params: &'a CableParams,
     /// Attachment target of each end ([`End::slot`] order).
     pub attach: &'a [Option<Vec3>; 2],
+    /// The pool's colliders, as prepared for this substep (read-only).
+    pub colliders: &'a ColliderSet,
 }
 
 impl<'a> Columns<'a> {
@@ -673,6 +698,7 @@ impl<'a> Columns<'a> {
                 lambda: l0,
                 lambda_bend: b0,
                 cables: c0,
+                colliders: self.colliders,
             },
             Columns {
                 base: self.base + row,
@@ -683,6 +709,7 @@ impl<'a> Columns<'a> {
                 lambda: l1,
                 lambda_bend: b1,
                 cables: c1,
+                colliders: self.colliders,
             },
         )
     }
@@ -714,6 +741,7 @@ impl<'a> Columns<'a> {
             lambda_bend: self.lambda_bend,
             params: &self.cables[0].params,
             attach: &self.cables[0].attach,
+            colliders: self.colliders,
         }
     }
 

@@ -19,6 +19,7 @@
 use cable_core::{CableMut, MIN_SEGMENT_LENGTH, ParticlePool};
 use glam::Vec3;
 
+use crate::collide::Contacts;
 use crate::params::SolverParams;
 
 /// Classic rigid projection of the constraint |pos[j] − pos[i]| = rest.
@@ -72,8 +73,11 @@ fn project_compliant(
     pos[j] += n * (wb * dl);
 }
 
-/// Runs `iterations` Gauss-Seidel sweeps over one cable's constraints.
+/// Runs `iterations` Gauss-Seidel sweeps over one cable's constraints,
+/// each followed by a contact pass against the colliders near the cable
+/// ([`crate::collide`]), then friction.
 pub fn solve_cable(c: &mut CableMut<'_>, params: &SolverParams) {
+    let mut contacts = Contacts::find(c); // collide (issue 3): broad phase + CCD
     let n = c.pos.len();
     let segs = n - 1;
     let w = c.inv_mass;
@@ -89,6 +93,9 @@ pub fn solve_cable(c: &mut CableMut<'_>, params: &SolverParams) {
                 for i in 0..segs - 1 {
                     project(c.pos, i, i + 2, w[i], w[i + 2], rest[i] + rest[i + 1]);
                 }
+            }
+            if !contacts.is_empty() {
+                contacts.project(c); // collide (issue 3)
             }
         }
     } else {
@@ -108,8 +115,12 @@ pub fn solve_cable(c: &mut CableMut<'_>, params: &SolverParams) {
                     project_compliant(c.pos, i, i + 2, w[i], w[i + 2], r, alpha_t, l);
                 }
             }
+            if !contacts.is_empty() {
+                contacts.project(c); // collide (issue 3)
+            }
         }
     }
+    contacts.finish(c, params); // collide (issue 3): friction
 }
 
 /// Runs [`solve_cable`] on every cable of the pool, in parallel.

@@ -5,6 +5,8 @@
 //! - [`attach`]: attached ends follow their targets;
 //! - [`integrate`]: position Verlet with gravity, force and damping;
 //! - [`constraints`]: Gauss-Seidel distance and bending constraints, rigid or XPBD;
+//! - [`collide`]: contact with spheres, capsules, planes and boxes, friction, no tunnelling
+//!   ([`narrow`] holds the shape queries);
 //! - [`step`]: the order of a substep and the fixed-substep [`Stepper`].
 //!
 //! # Example
@@ -22,8 +24,10 @@
 //! ```
 
 pub mod attach;
+pub mod collide;
 pub mod constraints;
 pub mod integrate;
+pub mod narrow;
 pub mod params;
 pub mod step;
 

@@ -15,7 +15,9 @@ use crate::params::SolverParams;
 /// 2. integrate: Verlet with gravity × gravity scale + force, and damping
 ///    ([`crate::integrate::integrate_cable`]);
 /// 3. constraints: `iterations` Gauss-Seidel sweeps of distance (and
-///    bending) constraints ([`crate::constraints::solve_cable`]).
+///    bending) constraints ([`crate::constraints::solve_cable`]), each
+///    followed by a contact pass against nearby colliders, then friction
+///    ([`crate::collide`]; nothing at all for a cable near no collider).
 ///
 /// This is the one place where the order is written; [`substep`] runs it on
 /// every cable in parallel. Cables do not interact, so the three stages run
@@ -29,7 +31,10 @@ pub fn substep_cable(c: &mut CableMut<'_>, params: &SolverParams) {
 
 /// Runs one substep of length `params.substep` on every cable of the pool,
 /// in parallel over cables; bitwise identical whatever the thread count.
+/// First prepares the pool's colliders for the substep
+/// ([`cable_core::ColliderSet::prepare`]).
 pub fn substep(pool: &mut ParticlePool, params: &SolverParams) {
+    pool.colliders_mut().prepare(); // collide (issue 3)
     pool.par_for_each_cable(|mut c| substep_cable(&mut c, params));
 }
 

@@ -1,0 +1,237 @@
+//! Axis-aligned bounding boxes and a small bounding volume hierarchy: the
+//! broad phase between cables and colliders.
+//!
+//! The tree is rebuilt from scratch once per substep (a few hundred
+//! colliders take microseconds) by median splits along the longest axis;
+//! ties are broken by item id, so the tree depends on the boxes alone.
+
+use glam::Vec3;
+
+/// An axis-aligned box, metres. `min > max` on some axis means empty.
+///
+/// # Example
+/// ```
+/// use cable_core::Aabb;
+/// use glam::Vec3;
+///
+/// let a = Aabb::new(Vec3::ZERO, Vec3::ONE);
+/// assert!(a.overlaps(&Aabb::new(Vec3::splat(0.5), Vec3::splat(2.0))));
+/// assert!(!a.overlaps(&Aabb::new(Vec3::splat(1.5), Vec3::splat(2.0))));
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Aabb {
+    /// Smallest corner.
+    pub min: Vec3,
+    /// Largest corner.
+    pub max: Vec3,
+}
+
+impl Aabb {
+    /// The empty box: grows to the first point added.
+    pub const EMPTY: Self = Self {
+        min: Vec3::INFINITY,
+        max: Vec3::NEG_INFINITY,
+    };
+
+    /// The box covering all of space (for half-spaces).
+    pub const EVERYTHING: Self = Self {
+        min: Vec3::NEG_INFINITY,
+        max: Vec3::INFINITY,
+    };
+
+    /// A box from its two corners.
+    #[inline]
+    #[must_use]
+    pub const fn new(min: Vec3, max: Vec3) -> Self {
+        Self { min, max }
+    }
+
+    /// The box around two points.
+    #[inline]
+    #[must_use]
+    pub fn from_points(a: Vec3, b: Vec3) -> Self {
+        Self {
+            min: a.min(b),
+            max: a.max(b),
+        }
+    }
+
+    /// This box grown to contain `p`.
+    #[inline]
+    #[must_use]
+    pub fn with_point(self, p: Vec3) -> Self {
+        Self {
+            min: self.min.min(p),
+            max: self.max.max(p),
+        }
+    }
+
+    /// The smallest box containing both.
+    #[inline]
+    #[must_use]
+    pub fn union(self, o: Self) -> Self {
+        Self {
+            min: self.min.min(o.min),
+            max: self.max.max(o.max),
+        }
+    }
+
+    /// This box grown by `margin` metres on every side.
+    #[inline]
+    #[must_use]
+    pub fn expand(self, margin: f32) -> Self {
+        Self {
+            min: self.min - Vec3::splat(margin),
+            max: self.max + Vec3::splat(margin),
+        }
+    }
+
+    /// True when the two boxes share a point (touching counts).
+    #[inline]
+    #[must_use]
+    pub fn overlaps(&self, o: &Self) -> bool {
+        self.min.cmple(o.max).all() && o.min.cmple(self.max).all()
+    }
+
+    /// True when `p` lies in the box (the boundary counts).
+    #[inline]
+    #[must_use]
+    pub fn contains(&self, p: Vec3) -> bool {
+        self.min.cmple(p).all() && p.cmple(self.max).all()
+    }
+
+    /// Centre of the box.
+    #[inline]
+    #[must_use]
+    pub fn center(&self) -> Vec3 {
+        (self.min + self.max) * 0.5
+    }
+}
+
+/// Most items in one leaf.
+const LEAF_SIZE: usize = 4;
+
+#[derive(Debug, Clone, Copy)]
+struct Node {
+    aabb: Aabb,
+    /// Leaf: first item; inner: index of the right child (the left is next).
+    first_or_right: u32,
+    /// Leaf: number of items (> 0); inner: 0.
+    count: u32,
+}
+
+/// A bounding volume hierarchy over boxes tagged with `u32` ids.
+///
+/// # Example
+/// ```
+/// use cable_core::{Aabb, Bvh};
+/// use glam::Vec3;
+///
+/// let boxes: Vec<(Aabb, u32)> = (0..100)
+///     .map(|i| (Aabb::new(Vec3::new(i as f32, 0.0, 0.0), Vec3::new(i as f32 + 0.5, 1.0, 1.0)), i))
+///     .collect();
+/// let mut bvh = Bvh::default();
+/// bvh.build(&boxes);
+/// let mut hits = Vec::new();
+/// bvh.query(&Aabb::new(Vec3::new(10.2, 0.0, 0.0), Vec3::new(11.2, 1.0, 1.0)), |id| hits.push(id));
+/// hits.sort();
+/// assert_eq!(hits, [10, 11]);
+/// ```
+#[derive(Debug, Clone, Default)]
+pub struct Bvh {
+    nodes: Vec<Node>,
+    items: Vec<u32>,
+    scratch: Vec<(Aabb, u32)>,
+}
+
+impl Bvh {
+    /// Rebuilds the tree over `boxes` (box, id); previous content is dropped.
+    pub fn build(&mut self, boxes: &[(Aabb, u32)]) {
+        self.nodes.clear();
+        self.items.clear();
+        self.scratch.clear();
+        self.scratch.extend_from_slice(boxes);
+        if boxes.is_empty() {
+            return;
+        }
+        let mut scratch = std::mem::take(&mut self.scratch);
+        self.build_node(&mut scratch);
+        self.scratch = scratch;
+    }
+
+    fn build_node(&mut self, items: &mut [(Aabb, u32)]) -> usize {
+        let aabb = items.iter().fold(Aabb::EMPTY, |a, (b, _)| a.union(*b));
+        let me = self.nodes.len();
+        if items.len() <= LEAF_SIZE {
+            self.nodes.push(Node {
+                aabb,
+                first_or_right: self.items.len() as u32,
+                count: items.len() as u32,
+            });
+            self.items.extend(items.iter().map(|(_, id)| *id));
+            return me;
+        }
+        self.nodes.push(Node {
+            aabb,
+            first_or_right: 0,
+            count: 0,
+        });
+        let ext = aabb.max - aabb.min;
+        let axis = if ext.x >= ext.y && ext.x >= ext.z {
+            0
+        } else if ext.y >= ext.z {
+            1
+        } else {
+            2
+        };
+        items.sort_unstable_by(|(a, ia), (b, ib)| {
+            let ca = a.min[axis] + a.max[axis];
+            let cb = b.min[axis] + b.max[axis];
+            ca.total_cmp(&cb).then(ia.cmp(ib))
+        });
+        let mid = items.len() / 2;
+        let (left, right) = items.split_at_mut(mid);
+        self.build_node(left);
+        let r = self.build_node(right);
+        self.nodes[me].first_or_right = r as u32;
+        me
+    }
+
+    /// Calls `f` with the id of every box that overlaps `q`, each once, in
+    /// an order that depends on the tree alone.
+    #[inline]
+    pub fn query(&self, q: &Aabb, mut f: impl FnMut(u32)) {
+        if self.nodes.is_empty() {
+            return;
+        }
+        // Depth is at most log2(items / LEAF_SIZE) + 1 for median splits,
+        // far below 64 for any item count that fits in u32.
+        let mut stack = [0u32; 64];
+        let mut top = 1;
+        while top > 0 {
+            top -= 1;
+            let at = stack[top] as usize;
+            let node = &self.nodes[at];
+            if !node.aabb.overlaps(q) {
+                continue;
+            }
+            if node.count > 0 {
+                let first = node.first_or_right as usize;
+                for &id in &self.items[first..first + node.count as usize] {
+                    f(id);
+                }
+            } else {
+                stack[top] = node.first_or_right;
+                stack[top + 1] = (at + 1) as u32;
+                top += 2;
+            }
+        }
+    }
+
+    /// True when the tree holds nothing.
+    #[inline]
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.nodes.is_empty()
+    }
+}

@@ -1,0 +1,613 @@
+//! Colliders: kinematic spheres, capsules, planes (half-spaces) and boxes
+//! that cables rest on, wrap around and catch on.
+//!
+//! A [`Collider`] is a [`Shape`] in its own frame placed by a pose
+//! (position, rotation). The [`ColliderSet`] (owned by the
+//! [`crate::ParticlePool`]) names colliders by generational
+//! [`ColliderHandle`]s, like cables. Colliders are kinematic: the game sets
+//! their pose (every frame, if they move) and cables react; cables never
+//! push colliders.
+//!
+//! Once per substep the stepper calls [`ColliderSet::prepare`], which turns
+//! every live collider into a [`WorldCollider`] (world-space shape, bounds,
+//! and the motion since the previous substep, for friction) and rebuilds the
+//! broad-phase [`Bvh`]. Systems read only that prepared state.
+
+use glam::{Mat3, Quat, Vec3};
+
+use crate::bvh::{Aabb, Bvh};
+use crate::error::{CableError, check_finite, check_vec3};
+
+/// Stable, generational name of a collider in a [`ColliderSet`]; refused
+/// once the collider is removed, even if its slot is reused.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct ColliderHandle {
+    index: u32,
+    generation: u32,
+}
+
+impl ColliderHandle {
+    /// Slot index of the handle.
+    #[inline]
+    #[must_use]
+    pub fn index(self) -> u32 {
+        self.index
+    }
+
+    /// Generation of the slot when the handle was issued.
+    #[inline]
+    #[must_use]
+    pub fn generation(self) -> u32 {
+        self.generation
+    }
+}
+
+/// A collider's shape in its own frame (metres).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Shape {
+    /// A ball of `radius` around the origin.
+    Sphere {
+        /// Radius, metres (> 0).
+        radius: f32,
+    },
+    /// The points within `radius` of the segment from `(0, -half_length, 0)`
+    /// to `(0, half_length, 0)`.
+    Capsule {
+        /// Half the length of the core segment, metres (≥ 0).
+        half_length: f32,
+        /// Radius, metres (> 0).
+        radius: f32,
+    },
+    /// The half-space `y ≤ 0` is solid; `y ≥ 0` is outside.
+    Plane,
+    /// The box `|x| ≤ hx, |y| ≤ hy, |z| ≤ hz`.
+    Cuboid {
+        /// Half extents along the local axes, metres (each > 0).
+        half_extents: Vec3,
+    },
+}
+
+/// A collider: a shape and its pose in the world.
+///
+/// Build one with [`Collider::sphere`], [`Collider::capsule`],
+/// [`Collider::plane`] or [`Collider::cuboid`], which validate their input.
+///
+/// # Example
+/// ```
+/// use cable_core::{Collider, ParticlePool};
+/// use glam::{Quat, Vec3};
+///
+/// let mut pool = ParticlePool::new();
+/// let floor = pool.colliders_mut().add(Collider::plane(Vec3::Y, 0.0)?);
+/// let crate_ = pool
+///     .colliders_mut()
+///     .add(Collider::cuboid(Vec3::new(2.0, 0.5, 0.0), Vec3::splat(0.5), Quat::IDENTITY)?);
+/// // Kinematic: move it each frame; cables resting on it are carried by friction.
+/// pool.colliders_mut().set_pose(crate_, Vec3::new(2.1, 0.5, 0.0), Quat::IDENTITY)?;
+/// assert!(pool.colliders_mut().remove(floor).is_ok());
+/// assert!(pool.colliders_mut().remove(floor).is_err()); // stale now
+/// # Ok::<(), cable_core::CableError>(())
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Collider {
+    shape: Shape,
+    position: Vec3,
+    rotation: Quat,
+}
+
+/// Largest accepted size (radius, half extent, offset), metres.
+const MAX_SIZE: f32 = crate::MAX_COORDINATE;
+
+fn check_size(field: &'static str, v: f32, allow_zero: bool) -> Result<f32, CableError> {
+    let v = check_finite(field, v)?;
+    let ok = if allow_zero { v >= 0.0 } else { v > 0.0 };
+    if !ok || v > MAX_SIZE {
+        return Err(CableError::OutOfRange {
+            field,
+            expected: if allow_zero {
+                "must be at least 0 and at most 1e6"
+            } else {
+                "must be greater than 0 and at most 1e6"
+            },
+            value: f64::from(v),
+        });
+    }
+    Ok(v)
+}
+
+/// Checks that `q` is a unit quaternion (length within 1e-3 of 1) and
+/// returns it normalised.
+fn check_rotation(field: &'static str, q: Quat) -> Result<Quat, CableError> {
+    for c in q.to_array() {
+        check_finite(field, c)?;
+    }
+    let len = q.length();
+    if (len - 1.0).abs() > 1.0e-3 {
+        return Err(CableError::OutOfRange {
+            field,
+            expected: "must be a unit quaternion [x, y, z, w] (length 1)",
+            value: f64::from(len),
+        });
+    }
+    Ok(q / len)
+}
+
+impl Collider {
+    /// A sphere of `radius` metres around `center`.
+    ///
+    /// # Errors
+    /// `center` not finite or beyond ±1e6, `radius` not in (0, 1e6].
+    pub fn sphere(center: Vec3, radius: f32) -> Result<Self, CableError> {
+        check_vec3("center", center)?;
+        let radius = check_size("radius", radius, false)?;
+        Ok(Self {
+            shape: Shape::Sphere { radius },
+            position: center,
+            rotation: Quat::IDENTITY,
+        })
+    }
+
+    /// A capsule: the points within `radius` of the segment from `a` to `b`
+    /// (`a == b` gives a sphere).
+    ///
+    /// # Errors
+    /// `a` or `b` not finite or beyond ±1e6, `radius` not in (0, 1e6].
+    pub fn capsule(a: Vec3, b: Vec3, radius: f32) -> Result<Self, CableError> {
+        check_vec3("a", a)?;
+        check_vec3("b", b)?;
+        let radius = check_size("radius", radius, false)?;
+        let axis = b - a;
+        let len = axis.length();
+        let rotation = if len > 0.0 {
+            Quat::from_rotation_arc(Vec3::Y, axis / len)
+        } else {
+            Quat::IDENTITY
+        };
+        Ok(Self {
+            shape: Shape::Capsule {
+                half_length: len * 0.5,
+                radius,
+            },
+            position: (a + b) * 0.5,
+            rotation,
+        })
+    }
+
+    /// The half-space whose outside is the points `p` with
+    /// `dot(normal, p) ≥ offset` (the scene format's plane). `normal` need
+    /// not be unit length; it is normalised together with `offset`.
+    ///
+    /// # Errors
+    /// `normal` not finite, beyond ±1e6 or of zero length; `offset` not finite
+    /// or beyond ±1e6 (after normalisation).
+    pub fn plane(normal: Vec3, offset: f32) -> Result<Self, CableError> {
+        check_vec3("normal", normal)?;
+        let offset = check_finite("offset", offset)?;
+        let len = normal.length();
+        if !(len > 1.0e-6) {
+            return Err(CableError::OutOfRange {
+                field: "normal",
+                expected: "must have a length greater than 0",
+                value: f64::from(len),
+            });
+        }
+        let n = normal / len;
+        let d = offset / len;
+        if !d.is_finite() || d.abs() > MAX_SIZE {
+            return Err(CableError::OutOfRange {
+                field: "offset",
+                expected: "offset / |normal| must lie within ±1e6",
+                value: f64::from(offset),
+            });
+        }
+        Ok(Self {
+            shape: Shape::Plane,
+            position: n * d,
+            rotation: Quat::from_rotation_arc(Vec3::Y, n),
+        })
+    }
+
+    /// An oriented box centred at `center` with `half_extents` along its
+    /// local axes, turned by the unit quaternion `rotation`.
+    ///
+    /// # Errors
+    /// `center` not finite or beyond ±1e6, a half extent not in (0, 1e6],
+    /// `rotation` not finite or not of length 1 (within 1e-3).
+    pub fn cuboid(center: Vec3, half_extents: Vec3, rotation: Quat) -> Result<Self, CableError> {
+        check_vec3("center", center)?;
+        for h in half_extents.to_array() {
+            check_size("half_extents", h, false)?;
+        }
+        let rotation = check_rotation("rotation", rotation)?;
+        Ok(Self {
+            shape: Shape::Cuboid { half_extents },
+            position: center,
+            rotation,
+        })
+    }
+
+    /// The shape, in the collider's own frame.
+    #[inline]
+    #[must_use]
+    pub fn shape(&self) -> Shape {
+        self.shape
+    }
+
+    /// Position of the collider's origin, metres.
+    #[inline]
+    #[must_use]
+    pub fn position(&self) -> Vec3 {
+        self.position
+    }
+
+    /// Rotation of the collider's frame (unit quaternion).
+    #[inline]
+    #[must_use]
+    pub fn rotation(&self) -> Quat {
+        self.rotation
+    }
+
+    /// The shape placed at pose (`position`, `rotation`) in world space.
+    #[must_use]
+    pub fn world_shape(&self) -> WorldShape {
+        let (p, q) = (self.position, self.rotation);
+        match self.shape {
+            Shape::Sphere { radius } => WorldShape::Sphere { center: p, radius },
+            Shape::Capsule {
+                half_length,
+                radius,
+            } => {
+                let h = q * Vec3::new(0.0, half_length, 0.0);
+                WorldShape::Capsule {
+                    a: p - h,
+                    b: p + h,
+                    radius,
+                }
+            }
+            Shape::Plane => {
+                let normal = (q * Vec3::Y).normalize_or(Vec3::Y);
+                WorldShape::Plane {
+                    normal,
+                    offset: normal.dot(p),
+                }
+            }
+            Shape::Cuboid { half_extents } => {
+                let axes = Mat3::from_quat(q);
+                WorldShape::Cuboid {
+                    center: p,
+                    axes,
+                    inv_axes: axes.transpose(),
+                    half_extents,
+                }
+            }
+        }
+    }
+}
+
+/// A collider's shape in world space, ready for contact queries.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum WorldShape {
+    /// A ball.
+    Sphere {
+        /// Centre, metres.
+        center: Vec3,
+        /// Radius, metres.
+        radius: f32,
+    },
+    /// The points within `radius` of the segment `a`–`b`.
+    Capsule {
+        /// One end of the core segment.
+        a: Vec3,
+        /// The other end of the core segment.
+        b: Vec3,
+        /// Radius, metres.
+        radius: f32,
+    },
+    /// Outside is `dot(normal, p) ≥ offset`; `normal` is unit length.
+    Plane {
+        /// Unit outward normal.
+        normal: Vec3,
+        /// Offset along the normal, metres.
+        offset: f32,
+    },
+    /// An oriented box.
+    Cuboid {
+        /// Centre, metres.
+        center: Vec3,
+        /// Columns are the box's local axes in world space (a rotation).
+        axes: Mat3,
+        /// Transpose of `axes`: world to local.
+        inv_axes: Mat3,
+        /// Half extents along the local axes, metres.
+        half_extents: Vec3,
+    },
+}
+
+impl WorldShape {
+    /// World-space bounds; all of space for a plane.
+    #[must_use]
+    pub fn aabb(&self) -> Aabb {
+        match *self {
+            WorldShape::Sphere { center, radius } => {
+                Aabb::from_points(center, center).expand(radius)
+            }
+            WorldShape::Capsule { a, b, radius } => Aabb::from_points(a, b).expand(radius),
+            WorldShape::Plane { .. } => Aabb::EVERYTHING,
+            WorldShape::Cuboid {
+                center,
+                axes,
+                half_extents,
+                ..
+            } => {
+                let ext = axes.x_axis.abs() * half_extents.x
+                    + axes.y_axis.abs() * half_extents.y
+                    + axes.z_axis.abs() * half_extents.z;
+                Aabb::new(center - ext, center + ext)
+            }
+        }
+    }
+}
+
+/// A prepared collider: world shape, bounds and the motion of its frame
+/// over the last substep.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct WorldCollider {
+    /// The shape in world space at the current pose.
+    pub shape: WorldShape,
+    /// World bounds of `shape` (all of space for planes).
+    pub aabb: Aabb,
+    /// Handle of the collider.
+    pub handle: ColliderHandle,
+    position: Vec3,
+    inv_rotation: Quat,
+    prev_position: Vec3,
+    prev_rotation: Quat,
+    moving: bool,
+}
+
+impl WorldCollider {
+    /// True when the collider moved during the last substep.
+    #[inline]
+    #[must_use]
+    pub fn is_moving(&self) -> bool {
+        self.moving
+    }
+
+    /// How far the collider's material point that is now at `p` moved during
+    /// the last substep, metres (zero for a collider at rest).
+    #[inline]
+    #[must_use]
+    pub fn displacement_at(&self, p: Vec3) -> Vec3 {
+        if !self.moving {
+            return Vec3::ZERO;
+        }
+        let local = self.inv_rotation * (p - self.position);
+        p - (self.prev_position + self.prev_rotation * local)
+    }
+}
+
+#[derive(Debug, Clone)]
+struct Entry {
+    collider: Collider,
+    /// Pose used by the previous substep: (position, rotation).
+    stepped: (Vec3, Quat),
+}
+
+#[derive(Debug, Clone)]
+struct ColliderSlot {
+    generation: u32,
+    entry: Option<Entry>,
+}
+
+/// The colliders of a pool, named by [`ColliderHandle`]s.
+///
+/// Colliders are processed in slot order (the order they were added, with
+/// freed slots reused), which the results depend on; never on threads.
+#[derive(Debug, Clone, Default)]
+pub struct ColliderSet {
+    slots: Vec<ColliderSlot>,
+    free: Vec<u32>,
+    live: usize,
+    world: Vec<WorldCollider>,
+    planes: Vec<u32>,
+    bvh: Bvh,
+    bounded: Vec<(Aabb, u32)>,
+}
+
+impl ColliderSet {
+    /// An empty set.
+    #[must_use]
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Number of live colliders.
+    #[inline]
+    #[must_use]
+    pub fn len(&self) -> usize {
+        self.live
+    }
+
+    /// True when no collider lives.
+    #[inline]
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.live == 0
+    }
+
+    /// Adds a collider and returns its handle. The collider starts at rest
+    /// at its pose.
+    pub fn add(&mut self, collider: Collider) -> ColliderHandle {
+        let entry = Entry {
+            collider,
+            stepped: (collider.position, collider.rotation),
+        };
+        self.live += 1;
+        if let Some(index) = self.free.pop() {
+            let slot = &mut self.slots[index as usize];
+            slot.entry = Some(entry);
+            ColliderHandle {
+                index,
+                generation: slot.generation,
+            }
+        } else {
+            let index = u32::try_from(self.slots.len())
+                // Each collider costs tens of bytes; 2^32 of them cannot be allocated.
+                .expect("more than 2^32 collider slots");
+            self.slots.push(ColliderSlot {
+                generation: 0,
+                entry: Some(entry),
+            });
+            ColliderHandle {
+                index,
+                generation: 0,
+            }
+        }
+    }
+
+    fn entry(&self, h: ColliderHandle) -> Result<&Entry, CableError> {
+        match self.slots.get(h.index as usize) {
+            Some(ColliderSlot {
+                generation,
+                entry: Some(e),
+            }) if *generation == h.generation => Ok(e),
+            _ => Err(CableError::StaleCollider(h)),
+        }
+    }
+
+    fn entry_mut(&mut self, h: ColliderHandle) -> Result<&mut Entry, CableError> {
+        match self.slots.get_mut(h.index as usize) {
+            Some(ColliderSlot {
+                generation,
+                entry: Some(e),
+            }) if *generation == h.generation => Ok(e),
+            _ => Err(CableError::StaleCollider(h)),
+        }
+    }
+
+    /// True while `h` names a live collider of this set.
+    #[must_use]
+    pub fn contains(&self, h: ColliderHandle) -> bool {
+        self.entry(h).is_ok()
+    }
+
+    /// The collider named by `h`.
+    ///
+    /// # Errors
+    /// [`CableError::StaleCollider`] when the handle is not live.
+    pub fn get(&self, h: ColliderHandle) -> Result<&Collider, CableError> {
+        Ok(&self.entry(h)?.collider)
+    }
+
+    /// Removes a collider and returns it; its handle is refused from now on.
+    ///
+    /// # Errors
+    /// [`CableError::StaleCollider`] when the handle is not live.
+    pub fn remove(&mut self, h: ColliderHandle) -> Result<Collider, CableError> {
+        let c = self.entry(h)?.collider;
+        let slot = &mut self.slots[h.index as usize];
+        slot.entry = None;
+        // Wrapping: 2^32 removals of one slot is beyond any program's lifetime.
+        slot.generation = slot.generation.wrapping_add(1);
+        self.free.push(h.index);
+        self.live -= 1;
+        Ok(c)
+    }
+
+    /// Moves a collider kinematically to a new pose. The motion from the
+    /// pose of the previous substep to this one is what the next substep
+    /// sees: cables in contact are pushed, and carried along by friction.
+    /// Set the pose once per frame; when a frame runs several substeps, the
+    /// first one sees the whole motion.
+    ///
+    /// For a plane, the pose moves and turns its frame (origin on the
+    /// plane, local `+y` the outward normal).
+    ///
+    /// # Errors
+    /// Stale handle, a non-finite or out-of-range position, or a rotation
+    /// that is not a unit quaternion.
+    pub fn set_pose(
+        &mut self,
+        h: ColliderHandle,
+        position: Vec3,
+        rotation: Quat,
+    ) -> Result<(), CableError> {
+        check_vec3("position", position)?;
+        let rotation = check_rotation("rotation", rotation)?;
+        let e = self.entry_mut(h)?;
+        e.collider.position = position;
+        e.collider.rotation = rotation;
+        Ok(())
+    }
+
+    /// Handles of the live colliders, in processing (slot) order.
+    pub fn handles(&self) -> impl Iterator<Item = ColliderHandle> + '_ {
+        self.slots.iter().enumerate().filter_map(|(i, s)| {
+            s.entry.as_ref().map(|_| ColliderHandle {
+                index: i as u32,
+                generation: s.generation,
+            })
+        })
+    }
+
+    /// Prepares the colliders for one substep: world shapes, bounds, the
+    /// motion since the previous call, and the broad-phase tree. The
+    /// stepper calls it once per substep, before the cables are solved.
+    pub fn prepare(&mut self) {
+        self.world.clear();
+        self.planes.clear();
+        self.bounded.clear();
+        for (i, slot) in self.slots.iter_mut().enumerate() {
+            let Some(e) = slot.entry.as_mut() else {
+                continue;
+            };
+            let c = e.collider;
+            let (pp, pq) = e.stepped;
+            let shape = c.world_shape();
+            let aabb = shape.aabb();
+            let k = self.world.len() as u32;
+            if matches!(shape, WorldShape::Plane { .. }) {
+                self.planes.push(k);
+            } else {
+                self.bounded.push((aabb, k));
+            }
+            self.world.push(WorldCollider {
+                shape,
+                aabb,
+                handle: ColliderHandle {
+                    index: i as u32,
+                    generation: slot.generation,
+                },
+                position: c.position,
+                inv_rotation: c.rotation.conjugate(),
+                prev_position: pp,
+                prev_rotation: pq,
+                moving: pp != c.position || pq != c.rotation,
+            });
+            e.stepped = (c.position, c.rotation);
+        }
+        self.bvh.build(&self.bounded);
+    }
+
+    /// The colliders as of the last [`ColliderSet::prepare`], in slot order.
+    #[inline]
+    #[must_use]
+    pub fn prepared(&self) -> &[WorldCollider] {
+        &self.world
+    }
+
+    /// Calls `f` with the index (into [`ColliderSet::prepared`]) of every
+    /// prepared collider whose bounds overlap `q`. Planes are not reported
+    /// here; see [`ColliderSet::prepared_planes`].
+    #[inline]
+    pub fn query(&self, q: &Aabb, f: impl FnMut(u32)) {
+        self.bvh.query(q, f);
+    }
+
+    /// Indices (into [`ColliderSet::prepared`]) of the prepared planes.
+    #[inline]
+    #[must_use]
+    pub fn prepared_planes(&self) -> &[u32] {
+        &self.planes
+    }
+}

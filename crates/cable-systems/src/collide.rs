@@ -1,0 +1,254 @@
+//! Collide system: cables against kinematic spheres, capsules, planes and
+//! boxes, inside the relaxation loop, with friction and without tunnelling.
+//!
+//! Per cable and substep ([`Contacts`]):
+//!
+//! 1. **Broad phase** ([`Contacts::find`], once per substep): the cable's
+//!    bounds (its current and previous positions, grown by its radius and
+//!    its motion this substep) are tested against the colliders' bounds
+//!    through the pool's [`cable_core::Bvh`] (planes: a support-point test).
+//!    A cable near no collider stops here and costs nothing more.
+//! 2. **No tunnelling** (also in `find`): each free particle's motion from
+//!    its previous to its predicted position is swept against the
+//!    candidates ([`crate::narrow::sweep_point`]); at the first hit the
+//!    motion into the shape is removed and the rest slides along the
+//!    surface, so a particle cannot jump across a thin box.
+//! 3. **Contact** ([`Contacts::project`], every solver iteration, after
+//!    the constraint sweep, as the UE4 sphere/capsule extension does): every
+//!    free particle within the cable `radius` of a shape is pushed out to
+//!    that distance along the contact normal, and so is every *segment*
+//!    whose closest point is (shared by the two particles by inverse mass
+//!    and the contact's position along the segment), so a taut cable
+//!    catches on a box edge or a ball thinner than its segments.
+//! 4. **Friction** ([`Contacts::finish`], after the iterations): position
+//!    based Coulomb friction (Macklin et al. 2014) with coefficient
+//!    `friction` for static and kinetic friction: the particle's motion
+//!    this substep relative to the collider's surface (so a moving collider
+//!    carries a cable), projected on the contact plane, is removed entirely
+//!    when it is at most `friction ×` the normal push-out of this substep,
+//!    else shortened by that amount.
+//!
+//! Contacts are inelastic (no bounce). Colliders are visited in slot order
+//! and the particles of a cable in row order, on one thread per cable, so
+//! results do not depend on the thread count.
+
+use std::cell::RefCell;
+
+use cable_core::{Aabb, CableMut, WorldShape};
+use glam::Vec3;
+
+use crate::narrow::{point_contact, segment_contact, sweep_point};
+use crate::params::SolverParams;
+
+/// No collider touched this particle in this substep.
+const NONE: u32 = u32::MAX;
+
+#[derive(Debug, Default)]
+struct Scratch {
+    /// Candidate colliders (indices into the prepared colliders), ascending.
+    cands: Vec<u32>,
+    /// Total push-out of each particle this substep, metres.
+    push: Vec<Vec3>,
+    /// Last collider that pushed each particle, or [`NONE`].
+    touch: Vec<u32>,
+}
+
+thread_local! {
+    /// Per-thread scratch reused across cables; fully rewritten for each
+    /// cable, so it carries no state between them.
+    static SCRATCH: RefCell<Scratch> = RefCell::new(Scratch::default());
+}
+
+/// The contacts of one cable during one substep (see the module docs).
+#[derive(Debug)]
+pub struct Contacts {
+    s: Scratch,
+}
+
+impl Contacts {
+    /// No candidates: every later call is a no-op.
+    fn none() -> Self {
+        Self {
+            s: Scratch::default(),
+        }
+    }
+
+    /// True when no collider is near the cable this substep.
+    #[inline]
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.s.cands.is_empty()
+    }
+
+    /// Broad phase and continuous collision for one cable, right after it
+    /// was integrated (positions predicted, previous positions the start of
+    /// the substep). Returns the cable's candidate colliders.
+    pub fn find(c: &mut CableMut<'_>) -> Self {
+        let set = c.colliders;
+        let world = set.prepared();
+        if world.is_empty() {
+            return Self::none();
+        }
+        let r = c.params.radius;
+        let mut bb = Aabb::EMPTY;
+        let mut motion = 0.0f32;
+        for (&p, &q) in c.pos.iter().zip(c.prev.iter()) {
+            bb = bb.with_point(p).with_point(q);
+            motion = motion.max((p - q).abs().max_element());
+        }
+        // Room for the particles to move during the iterations.
+        let margin = 1.5 * r + 2.0 * motion;
+        let query = bb.expand(margin);
+        let mut s = SCRATCH.with(|s| std::mem::take(&mut *s.borrow_mut()));
+        s.cands.clear();
+        set.query(&query, |k| s.cands.push(k));
+        let (centre, half) = (bb.center(), (bb.max - bb.min) * 0.5);
+        for &k in set.prepared_planes() {
+            if let WorldShape::Plane { normal, offset } = world[k as usize].shape {
+                if normal.dot(centre) - normal.abs().dot(half) - offset < margin {
+                    s.cands.push(k);
+                }
+            }
+        }
+        if s.cands.is_empty() {
+            SCRATCH.with(|cell| *cell.borrow_mut() = s);
+            return Self::none();
+        }
+        s.cands.sort_unstable();
+        let n = c.pos.len();
+        s.push.clear();
+        s.push.resize(n, Vec3::ZERO);
+        s.touch.clear();
+        s.touch.resize(n, NONE);
+        let mut me = Self { s };
+        me.sweep(c);
+        me
+    }
+
+    /// Continuous collision of every free particle's motion this substep.
+    fn sweep(&mut self, c: &mut CableMut<'_>) {
+        let world = c.colliders.prepared();
+        let r = c.params.radius;
+        for i in 0..c.pos.len() {
+            let (from, to) = (c.prev[i], c.pos[i]);
+            if c.inv_mass[i] <= 0.0 || from == to {
+                continue;
+            }
+            let path = Aabb::from_points(from, to).expand(r);
+            let mut first: Option<(f32, u32)> = None;
+            for &k in &self.s.cands {
+                let col = &world[k as usize];
+                if !col.aabb.overlaps(&path) {
+                    continue;
+                }
+                if let Some(t) = sweep_point(&col.shape, from, to, r) {
+                    if first.is_none_or(|(ft, _)| t < ft) {
+                        first = Some((t, k));
+                    }
+                }
+            }
+            if let Some((t, k)) = first {
+                let d = to - from;
+                let hit = from + d * t;
+                let (_, n) = point_contact(&world[k as usize].shape, hit);
+                let into = d.dot(n).min(0.0);
+                // Keep the motion along the surface; drop the part into it.
+                c.pos[i] = hit + (d - n * into) * (1.0 - t);
+                self.s.push[i] += n * (-into * (1.0 - t));
+                self.s.touch[i] = k;
+            }
+        }
+    }
+
+    /// One contact pass, run after every constraint sweep: pushes particles
+    /// and segments out of the candidate colliders to the cable radius.
+    pub fn project(&mut self, c: &mut CableMut<'_>) {
+        let world = c.colliders.prepared();
+        let r = c.params.radius;
+        let w = c.inv_mass;
+        let n = c.pos.len();
+        let s = &mut self.s;
+        for &k in &s.cands {
+            let col = &world[k as usize];
+            let zone = col.aabb.expand(r);
+            for i in 0..n {
+                if w[i] > 0.0 && zone.contains(c.pos[i]) {
+                    let (phi, nrm) = point_contact(&col.shape, c.pos[i]);
+                    if phi < r {
+                        let dp = nrm * (r - phi);
+                        c.pos[i] += dp;
+                        s.push[i] += dp;
+                        s.touch[i] = k;
+                    }
+                }
+            }
+            if matches!(col.shape, WorldShape::Plane { .. }) {
+                // A segment whose ends are outside a half-space is outside.
+                continue;
+            }
+            for i in 0..n - 1 {
+                let (wa, wb) = (w[i], w[i + 1]);
+                let (a, b) = (c.pos[i], c.pos[i + 1]);
+                if wa + wb <= 0.0 || !zone.overlaps(&Aabb::from_points(a, b)) {
+                    continue;
+                }
+                let (t, phi, nrm) = segment_contact(&col.shape, a, b);
+                if phi >= r {
+                    continue;
+                }
+                let (sa, sb) = (1.0 - t, t);
+                // Moving the contact point by `depth` needs depth / denom; the
+                // floor keeps a contact next to a pinned end from flinging
+                // the free end (it then takes a few iterations instead).
+                let denom = (sa * sa * wa + sb * sb * wb).max(0.25 * wa.max(wb));
+                let scale = (r - phi) / denom;
+                let (da, db) = (nrm * (sa * wa * scale), nrm * (sb * wb * scale));
+                c.pos[i] += da;
+                c.pos[i + 1] += db;
+                s.push[i] += da;
+                s.push[i + 1] += db;
+                if wa > 0.0 {
+                    s.touch[i] = k;
+                }
+                if wb > 0.0 {
+                    s.touch[i + 1] = k;
+                }
+            }
+        }
+    }
+
+    /// Friction after the iterations, then hands the scratch back.
+    pub fn finish(self, c: &mut CableMut<'_>, params: &SolverParams) {
+        let Self { s } = self;
+        if s.cands.is_empty() {
+            return;
+        }
+        let mu = params.friction;
+        if mu > 0.0 {
+            let world = c.colliders.prepared();
+            for i in 0..c.pos.len() {
+                let k = s.touch[i];
+                if k == NONE || c.inv_mass[i] <= 0.0 {
+                    continue;
+                }
+                let push = s.push[i];
+                let load = push.length();
+                if load <= 0.0 {
+                    continue;
+                }
+                let nrm = push / load;
+                let carried = world[k as usize].displacement_at(c.pos[i]);
+                let dx = c.pos[i] - c.prev[i] - carried;
+                let slip = dx - nrm * dx.dot(nrm);
+                let len = slip.length();
+                let hold = mu * load;
+                if len <= hold {
+                    c.pos[i] -= slip; // static: stick to the surface
+                } else {
+                    c.pos[i] -= slip * (hold / len); // kinetic: slide, slowed
+                }
+            }
+        }
+        SCRATCH.with(|cell| *cell.borrow_mut() = s);
+    }
+}
