@@ -217,14 +217,26 @@ impl Contacts {
         }
     }
 
-    /// Friction after the iterations, then hands the scratch back.
-    pub fn finish(self, c: &mut CableMut<'_>, params: &SolverParams) {
-        let Self { s } = self;
-        if s.cands.is_empty() {
+    /// Friction after the iterations (and a last contact pass), then hands
+    /// the scratch back.
+    pub fn finish(mut self, c: &mut CableMut<'_>, params: &SolverParams) {
+        if self.s.cands.is_empty() {
             return;
         }
         let mu = params.friction;
         if mu > 0.0 {
+            self.friction(c, mu);
+            // Sliding along a curved surface or past an edge can dip into
+            // it; one more contact pass puts the cable back outside.
+            self.project(c);
+        }
+        SCRATCH.with(|cell| *cell.borrow_mut() = self.s);
+    }
+
+    /// Position-based Coulomb friction with coefficient `mu`.
+    fn friction(&mut self, c: &mut CableMut<'_>, mu: f32) {
+        let s = &self.s;
+        {
             let world = c.colliders.prepared();
             for i in 0..c.pos.len() {
                 let k = s.touch[i];
@@ -249,6 +261,5 @@ impl Contacts {
                 }
             }
         }
-        SCRATCH.with(|cell| *cell.borrow_mut() = s);
     }
 }
