@@ -1,1 +1,110 @@
-fn main() {}
+//! Cost of collisions: one substep of 10,000 cables × 32 segments, without
+//! colliders and with 256 colliders of which each cable touches at most one.
+//!
+//! ```sh
+//! cargo bench --bench collide
+//! ```
+
+use std::hint::black_box;
+use std::time::Duration;
+
+use cable::{CableDesc, ParticlePool, SolverParams};
+use cable_core::{Aabb, Collider};
+use cable_systems::narrow::point_contact;
+use cable_systems::substep;
+use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
+use glam::{Quat, Vec3};
+
+/// Cables per row (along x) and rows (along z).
+const COLS: usize = 100;
+const ROWS: usize = 100;
+const SEGMENTS: u32 = 32;
+
+/// 10,000 sagging cables on a grid, with or without 256 colliders placed
+/// under some of them (255 spheres, capsules and boxes, and a floor plane
+/// below them all), settled for one second before measuring.
+struct Scenario {
+    pool: ParticlePool,
+    params: SolverParams,
+}
+
+impl Scenario {
+    fn new(colliders: bool) -> Self {
+        let mut pool = ParticlePool::new();
+        for i in 0..COLS {
+            for j in 0..ROWS {
+                let a = Vec3::new(4.0 * i as f32, 0.0, 0.5 * j as f32);
+                let b = a + Vec3::new(3.0, 0.0, 0.0);
+                let desc = CableDesc::line(a, b, 3.3, SEGMENTS).expect("valid cable");
+                pool.add_cable(&desc).expect("within budget");
+            }
+        }
+        if colliders {
+            let set = pool.colliders_mut();
+            set.add(Collider::plane(Vec3::Y, -5.0).expect("valid"));
+            for k in 0..255 {
+                // A 15 × 17 grid over the cables' area; each collider sits
+                // under the middle of one cable, 0.6 m below its ends, holding it up.
+                let (i, j) = (k % 15, k / 15);
+                let c = Vec3::new(4.0 * (i * 6 + 3) as f32 + 1.5, -0.6, 0.5 * (j * 6) as f32);
+                let shape = match k % 3 {
+                    0 => Collider::sphere(c, 0.3),
+                    1 => Collider::capsule(c - Vec3::X * 0.3, c + Vec3::X * 0.3, 0.25),
+                    _ => Collider::cuboid(c, Vec3::splat(0.25), Quat::from_rotation_y(0.4)),
+                };
+                set.add(shape.expect("valid"));
+            }
+        }
+        let params = SolverParams {
+            friction: 0.5,
+            ..SolverParams::default()
+        };
+        let mut me = Self { pool, params };
+        for _ in 0..60 {
+            me.run();
+        }
+        if colliders {
+            let touching = me.touching_cables();
+            eprintln!("cables touching a collider: {touching} of {}", COLS * ROWS);
+            assert!(touching >= 200, "the scenario should have contacts");
+        }
+        me
+    }
+
+    /// Cables with a particle within 1 mm of contact with some collider.
+    fn touching_cables(&self) -> usize {
+        let set = self.pool.colliders();
+        let world = set.prepared();
+        let r = 0.05 + 1.0e-3;
+        self.pool
+            .handles()
+            .filter(|&h| {
+                self.pool.positions(h).expect("live").iter().any(|&p| {
+                    let mut hit = false;
+                    set.query(&Aabb::from_points(p, p).expand(r), |k| {
+                        hit |= point_contact(&world[k as usize].shape, p).0 < r;
+                    });
+                    hit
+                })
+            })
+            .count()
+    }
+
+    #[inline(never)]
+    fn run(&mut self) {
+        substep(black_box(&mut self.pool), &self.params);
+    }
+}
+
+fn collide(c: &mut Criterion) {
+    let mut g = c.benchmark_group("substep_10k_cables_32_segments");
+    g.sample_size(20).measurement_time(Duration::from_secs(8));
+    for (name, colliders) in [("no_colliders", false), ("256_colliders", true)] {
+        let mut s = Scenario::new(colliders);
+        g.bench_function(BenchmarkId::from_parameter(name), |b| b.iter(|| s.run()));
+    }
+    g.finish();
+}
+
+criterion_group!(benches, collide);
+criterion_main!(benches);

@@ -394,3 +394,83 @@ fn ray_box(o: Vec3, d: Vec3, h: Vec3) -> Option<f32> {
     }
     Some(t0)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use glam::{Mat3, Quat};
+    use proptest::prelude::*;
+
+    fn v3() -> impl Strategy<Value = Vec3> {
+        (-3.0f32..3.0, -3.0f32..3.0, -3.0f32..3.0).prop_map(|(x, y, z)| Vec3::new(x, y, z))
+    }
+
+    /// Brute force: smallest `f` over 4001 samples of the segment.
+    fn sampled(a: Vec3, b: Vec3, f: impl Fn(Vec3) -> f32) -> f32 {
+        (0..=4000)
+            .map(|i| f(a.lerp(b, i as f32 / 4000.0)))
+            .fold(f32::INFINITY, f32::min)
+    }
+
+    fn cuboid(h: Vec3, q: Quat) -> WorldShape {
+        let axes = Mat3::from_quat(q);
+        WorldShape::Cuboid {
+            center: Vec3::new(0.3, -0.2, 0.1),
+            axes,
+            inv_axes: axes.transpose(),
+            half_extents: h,
+        }
+    }
+
+    proptest! {
+        #[test]
+        fn segment_contact_matches_sampling(a in v3(), b in v3(), h in (0.05f32..1.5, 0.05f32..1.5, 0.05f32..1.5), ang in -3.0f32..3.0) {
+            let q = Quat::from_euler(glam::EulerRot::XYZ, ang, 0.5 * ang, 0.2);
+            for shape in [
+                cuboid(Vec3::new(h.0, h.1, h.2), q),
+                WorldShape::Sphere { center: Vec3::ONE * 0.2, radius: h.0 },
+                WorldShape::Capsule { a: Vec3::new(-1.0, 0.5, 0.0), b: q * Vec3::new(1.0, h.1, h.2), radius: h.0 },
+            ] {
+                let (t, phi, n) = segment_contact(&shape, a, b);
+                let brute = sampled(a, b, |p| point_contact(&shape, p).0);
+                if brute > 1.0e-3 {
+                    // Outside: exact closest distance, and the reported point has it.
+                    prop_assert!((phi - brute).abs() < 2.0e-3, "phi {phi} brute {brute}");
+                    prop_assert!((point_contact(&shape, a.lerp(b, t)).0 - phi).abs() < 2.0e-3);
+                    prop_assert!((n.length() - 1.0).abs() < 1.0e-3);
+                } else {
+                    // Touching or crossing: reported as such, normal unit.
+                    prop_assert!(phi <= 2.0e-3, "phi {phi} brute {brute}");
+                    prop_assert!((n.length() - 1.0).abs() < 1.0e-3);
+                }
+            }
+        }
+
+        #[test]
+        fn sweep_hits_where_the_path_first_comes_within_radius(from in v3(), to in v3(), r in 0.01f32..0.3, ang in -3.0f32..3.0) {
+            let q = Quat::from_rotation_y(ang);
+            for shape in [
+                cuboid(Vec3::new(0.5, 0.02, 0.8), q),
+                WorldShape::Sphere { center: Vec3::ZERO, radius: 0.4 },
+                WorldShape::Capsule { a: Vec3::new(-1.0, 0.0, 0.0), b: q * Vec3::new(1.0, 0.0, 0.0), radius: 0.2 },
+            ] {
+                let phi0 = point_contact(&shape, from).0;
+                prop_assume!(phi0 > r);
+                let first = (0..=4000)
+                    .map(|i| i as f32 / 4000.0)
+                    .find(|&t| point_contact(&shape, from.lerp(to, t)).0 <= r * 0.999);
+                match (sweep_point(&shape, from, to, r), first) {
+                    // Never later than the first sample within the radius (boxes
+                    // may stop earlier: their sweep has sharp corners).
+                    (Some(t), Some(f)) => prop_assert!(t <= f + 1.0e-3, "t {t} first {f}"),
+                    (None, Some(f)) => prop_assert!(false, "missed a hit at {f}"),
+                    (Some(t), None) => prop_assert!(
+                        matches!(shape, WorldShape::Cuboid { .. }) || point_contact(&shape, from.lerp(to, t)).0 <= r * 1.01,
+                        "spurious hit at {t}"
+                    ),
+                    (None, None) => {}
+                }
+            }
+        }
+    }
+}
