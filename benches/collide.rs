@@ -10,7 +10,7 @@ use std::time::Duration;
 
 use cable::{CableDesc, ParticlePool, SolverParams};
 use cable_core::{Aabb, Collider};
-use cable_systems::narrow::point_contact;
+use cable_systems::narrow::segment_contact;
 use cable_systems::substep;
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
 use glam::{Quat, Vec3};
@@ -71,7 +71,7 @@ impl Scenario {
         me
     }
 
-    /// Cables with a particle within 1 mm of contact with some collider.
+    /// Cables with a segment within 1 mm of contact with some collider.
     fn touching_cables(&self) -> usize {
         let set = self.pool.colliders();
         let world = set.prepared();
@@ -79,10 +79,10 @@ impl Scenario {
         self.pool
             .handles()
             .filter(|&h| {
-                self.pool.positions(h).expect("live").iter().any(|&p| {
+                self.pool.positions(h).expect("live").windows(2).any(|w| {
                     let mut hit = false;
-                    set.query(&Aabb::from_points(p, p).expand(r), |k| {
-                        hit |= point_contact(&world[k as usize].shape, p).0 < r;
+                    set.query(&Aabb::from_points(w[0], w[1]).expand(r), |k| {
+                        hit |= segment_contact(&world[k as usize].shape, w[0], w[1]).1 < r;
                     });
                     hit
                 })

@@ -140,7 +140,7 @@ struct Node {
 #[derive(Debug, Clone, Default)]
 pub struct Bvh {
     nodes: Vec<Node>,
-    items: Vec<u32>,
+    items: Vec<(Aabb, u32)>,
     scratch: Vec<(Aabb, u32)>,
 }
 
@@ -168,7 +168,7 @@ impl Bvh {
                 first_or_right: self.items.len() as u32,
                 count: items.len() as u32,
             });
-            self.items.extend(items.iter().map(|(_, id)| *id));
+            self.items.extend_from_slice(items);
             return me;
         }
         self.nodes.push(Node {
@@ -217,8 +217,10 @@ impl Bvh {
             }
             if node.count > 0 {
                 let first = node.first_or_right as usize;
-                for &id in &self.items[first..first + node.count as usize] {
-                    f(id);
+                for (b, id) in &self.items[first..first + node.count as usize] {
+                    if b.overlaps(q) {
+                        f(*id);
+                    }
                 }
             } else {
                 stack[top] = node.first_or_right;
@@ -233,5 +235,37 @@ impl Bvh {
     #[must_use]
     pub fn is_empty(&self) -> bool {
         self.nodes.is_empty()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn aabb() -> impl Strategy<Value = Aabb> {
+        (
+            (-10.0f32..10.0, -10.0f32..10.0, -10.0f32..10.0),
+            (0.0f32..3.0, 0.0f32..3.0, 0.0f32..3.0),
+        )
+            .prop_map(|(m, e)| {
+                let min = Vec3::new(m.0, m.1, m.2);
+                Aabb::new(min, min + Vec3::new(e.0, e.1, e.2))
+            })
+    }
+
+    proptest! {
+        /// The tree reports exactly the overlapping boxes, each once.
+        #[test]
+        fn query_matches_brute_force(boxes in prop::collection::vec(aabb(), 0..80), q in aabb()) {
+            let tagged: Vec<(Aabb, u32)> = boxes.iter().copied().zip(0..).collect();
+            let mut bvh = Bvh::default();
+            bvh.build(&tagged);
+            let mut got = Vec::new();
+            bvh.query(&q, |id| got.push(id));
+            got.sort_unstable();
+            let want: Vec<u32> = tagged.iter().filter(|(b, _)| b.overlaps(&q)).map(|(_, i)| *i).collect();
+            prop_assert_eq!(got, want);
+        }
     }
 }
