@@ -53,7 +53,11 @@ fn bad_colliders_are_refused_naming_the_place() {
             "scene.colliders[2].type",
             "unknown collider type",
         ),
-        (r#"{"center": [0,0,0]}"#, "scene.colliders[2].type", "required"),
+        (
+            r#"{"center": [0,0,0]}"#,
+            "scene.colliders[2].type",
+            "required",
+        ),
         (
             r#"{"type": "sphere", "radius": 1}"#,
             "scene.colliders[2].center",
@@ -91,7 +95,10 @@ fn bad_colliders_are_refused_naming_the_place() {
         let json = format!(r#"{{{CABLE}, "colliders": [{ok}, {ok}, {bad}]}}"#);
         let (p, r) = err(&json);
         assert_eq!(&p, place, "for {bad}: {r}");
-        assert!(r.contains(reason), "for {bad}: reason `{r}` lacks `{reason}`");
+        assert!(
+            r.contains(reason),
+            "for {bad}: reason `{r}` lacks `{reason}`"
+        );
     }
     let (p, _) = err(&format!(r#"{{"friction": 1.5, {CABLE}}}"#));
     assert_eq!(p, "scene.friction");
@@ -112,17 +119,32 @@ fn cable_run_uses_colliders_and_refuses_bad_ones() {
     )
     .expect("write scene");
     let st = Command::new(env!("CARGO_BIN_EXE_cable"))
-        .args(["run", scene.to_str().expect("utf-8"), "--seconds", "2", "--out"])
+        .args([
+            "run",
+            scene.to_str().expect("utf-8"),
+            "--seconds",
+            "2",
+            "--out",
+        ])
         .arg(&out)
         .output()
         .expect("runs");
-    assert!(st.status.success(), "{}", String::from_utf8_lossy(&st.stderr));
+    assert!(
+        st.status.success(),
+        "{}",
+        String::from_utf8_lossy(&st.stderr)
+    );
     let v: serde_json::Value =
         serde_json::from_slice(&std::fs::read(&out).expect("out written")).expect("json");
     let frames = v["frames"].as_array().expect("frames");
     let last = frames.last().expect("a frame");
     for p in last["cables"][0].as_array().expect("cable") {
-        let q: Vec<f64> = p.as_array().expect("xyz").iter().map(|c| c.as_f64().expect("num")).collect();
+        let q: Vec<f64> = p
+            .as_array()
+            .expect("xyz")
+            .iter()
+            .map(|c| c.as_f64().expect("num"))
+            .collect();
         let d = (q[0] * q[0] + q[1] * q[1] + q[2] * q[2]).sqrt();
         assert!(d >= 0.55 - 1.0e-3, "particle {q:?} inside the ball");
     }
@@ -138,7 +160,10 @@ fn cable_run_uses_colliders_and_refuses_bad_ones() {
         .expect("runs");
     assert_eq!(st.status.code(), Some(2));
     let msg = String::from_utf8_lossy(&st.stderr);
-    assert!(msg.starts_with("error: scene.colliders[0].radius: "), "{msg}");
+    assert!(
+        msg.starts_with("error: scene.colliders[0].radius: "),
+        "{msg}"
+    );
     assert_eq!(msg.lines().count(), 1);
     let _ = std::fs::remove_dir_all(&dir);
 }

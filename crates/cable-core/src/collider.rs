@@ -184,7 +184,7 @@ impl Collider {
         check_vec3("normal", normal)?;
         let offset = check_finite("offset", offset)?;
         let len = normal.length();
-        if !(len > 1.0e-6) {
+        if len <= 1.0e-6 {
             return Err(CableError::OutOfRange {
                 field: "normal",
                 expected: "must have a length greater than 0",

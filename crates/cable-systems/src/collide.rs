@@ -171,14 +171,19 @@ impl Contacts {
         for &k in &s.cands {
             let col = &world[k as usize];
             let zone = col.aabb.expand(r);
-            for i in 0..n {
-                if w[i] > 0.0 && zone.contains(c.pos[i]) {
-                    let (phi, nrm) = point_contact(&col.shape, c.pos[i]);
+            let rows = c
+                .pos
+                .iter_mut()
+                .zip(w)
+                .zip(s.push.iter_mut().zip(&mut s.touch));
+            for ((p, &wi), (push, touch)) in rows {
+                if wi > 0.0 && zone.contains(*p) {
+                    let (phi, nrm) = point_contact(&col.shape, *p);
                     if phi < r {
                         let dp = nrm * (r - phi);
-                        c.pos[i] += dp;
-                        s.push[i] += dp;
-                        s.touch[i] = k;
+                        *p += dp;
+                        *push += dp;
+                        *touch = k;
                     }
                 }
             }
