@@ -527,3 +527,34 @@ fn collider_handles_add_move_remove() {
         .to_string();
     assert!(e.starts_with("half_extents:"), "{e}");
 }
+
+#[test]
+fn turning_and_moving_collider_reports_the_motion_of_its_points() {
+    // A point fixed to the box moves from prev_pose(m) to now_pose(m); the
+    // prepared collider must report exactly that displacement at its new place.
+    let (p0, q0) = (Vec3::new(1.0, 2.0, 3.0), Quat::from_rotation_y(0.3));
+    let (p1, q1) = (
+        Vec3::new(1.2, 1.9, 3.0),
+        Quat::from_rotation_y(0.3) * Quat::from_rotation_x(0.2),
+    );
+    let mut set = cable_core::ColliderSet::new();
+    let k = set.add(Collider::cuboid(p0, Vec3::ONE, q0).expect("valid"));
+    set.prepare();
+    assert!(!set.prepared()[0].is_moving());
+    set.set_pose(k, p1, q1).expect("live");
+    set.prepare();
+    let w = set.prepared()[0];
+    assert!(w.is_moving());
+    for m in [Vec3::ZERO, Vec3::X, Vec3::new(0.3, -1.0, 0.7)] {
+        let (before, after) = (p0 + q0 * m, p1 + q1 * m);
+        let d = w.displacement_at(after);
+        assert!(
+            (d - (after - before)).length() < 1.0e-5,
+            "{d} vs {}",
+            after - before
+        );
+    }
+    // The next substep without a new pose sees a collider at rest.
+    set.prepare();
+    assert_eq!(set.prepared()[0].displacement_at(p1), Vec3::ZERO);
+}

@@ -22,6 +22,14 @@ pub fn closest_param(a: Vec3, d: Vec3, p: Vec3) -> f32 {
     }
 }
 
+/// A unit vector perpendicular to `d` (any one, deterministic); `Y` for a
+/// zero `d`.
+#[inline]
+fn perpendicular(d: Vec3) -> Vec3 {
+    d.try_normalize()
+        .map_or(Vec3::Y, Vec3::any_orthonormal_vector)
+}
+
 /// Signed distance and outward normal of a point `p` from a ball of
 /// `radius` around `c`; `fallback` is the normal when `p` sits on `c`.
 #[inline]
@@ -55,7 +63,7 @@ pub fn point_contact(shape: &WorldShape, p: Vec3) -> (f32, Vec3) {
         WorldShape::Capsule { a, b, radius } => {
             let d = b - a;
             let q = a + d * closest_param(a, d, p);
-            ball(p, q, radius, d.any_orthonormal_vector())
+            ball(p, q, radius, perpendicular(d))
         }
         WorldShape::Plane { normal, offset } => (normal.dot(p) - offset, normal),
         WorldShape::Cuboid {
@@ -94,7 +102,7 @@ pub fn point_contact(shape: &WorldShape, p: Vec3) -> (f32, Vec3) {
 #[must_use]
 pub fn segment_contact(shape: &WorldShape, a: Vec3, b: Vec3) -> (f32, f32, Vec3) {
     let d = b - a;
-    let perp = || d.any_orthonormal_vector();
+    let perp = || perpendicular(d);
     match *shape {
         WorldShape::Sphere { center, radius } => {
             let t = closest_param(a, d, center);
