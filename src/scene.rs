@@ -169,6 +169,25 @@ impl Scene {
         let mut total = 0usize;
         for (i, rc) in raw.cables.into_iter().enumerate() {
             let base = format!("scene.cables[{i}]");
+            // Check the budget before allocating the cable's particles.
+            let count = match (&rc.points, rc.segments) {
+                (Some(p), _) => p.len(),
+                (None, Some(s)) => usize::try_from(s).unwrap_or(usize::MAX).saturating_add(1),
+                (None, None) => 17,
+            };
+            if count > SCENE_PARTICLE_BUDGET - total {
+                let key = if rc.points.is_some() {
+                    "points"
+                } else {
+                    "segments"
+                };
+                return Err(SceneError::at(
+                    format!("{base}.{key}"),
+                    format!(
+                        "the scene needs more than {SCENE_PARTICLE_BUDGET} particles, the most a scene may hold"
+                    ),
+                ));
+            }
             let desc = cable_desc(&base, rc)?;
             total += desc.particle_count();
             if total > SCENE_PARTICLE_BUDGET {

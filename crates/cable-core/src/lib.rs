@@ -15,6 +15,8 @@
 //! assert_eq!(pool.positions(rope)?.len(), 21);
 //! # Ok::<(), cable_core::CableError>(())
 //! ```
+#![warn(clippy::unwrap_used)]
+#![cfg_attr(test, allow(clippy::unwrap_used))]
 
 pub mod cable;
 pub mod error;

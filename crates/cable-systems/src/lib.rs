@@ -20,6 +20,8 @@
 //! assert!(pool.positions(rope)?[8].y < 0.0); // the middle sags
 //! # Ok::<(), cable_core::CableError>(())
 //! ```
+#![warn(clippy::unwrap_used)]
+#![cfg_attr(test, allow(clippy::unwrap_used))]
 
 pub mod attach;
 pub mod constraints;
