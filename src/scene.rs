@@ -126,7 +126,7 @@ impl Scene {
                 None => msg,
             };
             let at = format!("line {} column {}", inner.line(), inner.column());
-            if path.is_empty() || path == "." || inner.is_syntax() || inner.is_eof() {
+            if path.is_empty() || path == "." || inner.is_eof() {
                 SceneError::at(format!("scene {at}"), reason)
             } else {
                 SceneError::at(format!("scene.{path} ({at})"), reason)
