@@ -11,10 +11,20 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut pool = ParticlePool::new();
 
     // A 12 m bridge across a 10 m gap, 32 segments, both ends pinned.
-    let bridge = pool.add_cable(&CableDesc::line(Vec3::ZERO, Vec3::new(10.0, 0.0, 0.0), 12.0, 32)?)?;
+    let bridge = pool.add_cable(&CableDesc::line(
+        Vec3::ZERO,
+        Vec3::new(10.0, 0.0, 0.0),
+        12.0,
+        32,
+    )?)?;
 
     // A stiff 3 m cable hanging from a hook, its far end free.
-    let mut desc = CableDesc::line(Vec3::new(12.0, 0.0, 0.0), Vec3::new(15.0, 0.0, 0.0), 3.0, 12)?;
+    let mut desc = CableDesc::line(
+        Vec3::new(12.0, 0.0, 0.0),
+        Vec3::new(15.0, 0.0, 0.0),
+        3.0,
+        12,
+    )?;
     desc.attach_end = false;
     desc.params.stiffness = true;
     let hook = pool.add_cable(&desc)?;
@@ -33,6 +43,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     print!("{}", render_ascii(&pool, &AsciiOptions::default()));
     let mid = pool.positions(bridge)?[16];
     let tip = *pool.positions(hook)?.last().ok_or("empty cable")?;
-    println!("after {:.2} s: bridge middle at y = {:.3} m, hook tip at {tip}", stepper.time(), mid.y);
+    println!(
+        "after {:.2} s: bridge middle at y = {:.3} m, hook tip at {tip}",
+        stepper.time(),
+        mid.y
+    );
     Ok(())
 }

@@ -101,8 +101,16 @@ fn every_bad_scene_exits_2_with_one_line_naming_the_place_and_writes_nothing() {
         let out = dir.join(format!("out-{i}.json"));
         let o = run_scene(scene, &[], &out);
         let stderr = String::from_utf8_lossy(&o.stderr);
-        assert_eq!(o.status.code(), Some(2), "case {i} ({scene}): stderr {stderr}");
-        assert_eq!(stderr.lines().count(), 1, "case {i}: not one line: {stderr}");
+        assert_eq!(
+            o.status.code(),
+            Some(2),
+            "case {i} ({scene}): stderr {stderr}"
+        );
+        assert_eq!(
+            stderr.lines().count(),
+            1,
+            "case {i}: not one line: {stderr}"
+        );
         assert!(
             stderr.starts_with(&format!("error: {place}")),
             "case {i} ({scene}): `{}` should name `{place}`",
@@ -151,7 +159,12 @@ fn unwritable_output_exits_1() {
         &[],
         Path::new("/nonexistent-dir/out.json"),
     );
-    assert_eq!(o.status.code(), Some(1), "{}", String::from_utf8_lossy(&o.stderr));
+    assert_eq!(
+        o.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
     assert!(String::from_utf8_lossy(&o.stderr).starts_with("error: "));
 }
 
@@ -222,7 +235,20 @@ fn mangled_scenes_never_panic() {
     let base = r#"{"gravity": [0, -9.81, 0], "substep": 0.016, "iterations": 8, "cables": [
         {"start": [0, 0, 0], "end": [10, 0, 0], "length": 12, "segments": 32, "stiffness": true},
         {"points": [[0, 5, 0], [1, 5, 0], [3, 5, 0]], "attach_end": false, "compliance": 0.001}]}"#;
-    let junk: [&str; 12] = ["", "-", "1e999", "null", "[", "]", "\"", "0", "-1", "99999999999999999999", "{}", ","];
+    let junk: [&str; 12] = [
+        "",
+        "-",
+        "1e999",
+        "null",
+        "[",
+        "]",
+        "\"",
+        "0",
+        "-1",
+        "99999999999999999999",
+        "{}",
+        ",",
+    ];
     let mut rng = common::Rng(3);
     let bytes = base.as_bytes();
     for _ in 0..3000 {
@@ -231,7 +257,9 @@ fn mangled_scenes_never_panic() {
             let at = rng.int(0, s.len() as u64) as usize;
             let at = (0..=at).rev().find(|&i| s.is_char_boundary(i)).unwrap_or(0);
             let end = (at + rng.int(0, 6) as usize).min(s.len());
-            let end = (end..=s.len()).find(|&i| s.is_char_boundary(i)).unwrap_or(s.len());
+            let end = (end..=s.len())
+                .find(|&i| s.is_char_boundary(i))
+                .unwrap_or(s.len());
             s.replace_range(at..end, junk[rng.int(0, junk.len() as u64) as usize]);
         }
         match cable::Scene::from_json(&s) {
