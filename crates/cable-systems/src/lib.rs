@@ -5,7 +5,10 @@
 //! - [`attach`]: attached ends follow their targets;
 //! - [`integrate`]: position Verlet with gravity, force and damping;
 //! - [`constraints`]: Gauss-Seidel distance and bending constraints, rigid or XPBD;
-//! - [`step`]: the order of a substep and the fixed-substep [`Stepper`].
+//! - [`step`]: the order of a substep and the fixed-substep [`Stepper`];
+//! - [`mesh`]: tube and ribbon meshes of every cable, in parallel, into
+//!   reused GPU-ready buffers; [`frame`]: the parallel-transport frames they
+//!   use; [`socket`]: transforms on a cable; [`snapshot`]: lock-free render hand-off.
 //!
 //! # Example
 //! ```
@@ -25,8 +28,12 @@
 
 pub mod attach;
 pub mod constraints;
+pub mod frame;
 pub mod integrate;
+pub mod mesh;
 pub mod params;
+pub mod snapshot;
+pub mod socket;
 pub mod step;
 
 pub use params::SolverParams;
