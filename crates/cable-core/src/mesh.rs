@@ -18,6 +18,13 @@
 //! A tube ring has `sides + 1` vertices because the seam is doubled (u = 0
 //! and u = 1 sit at the same place with different texture coordinates).
 //! Tubes are open at both ends, as Unreal's cable is.
+//!
+//! A cable's vertices are stored ring after ring from its start. Tube ring
+//! vertex `j` (0..=sides) has `u = j / sides` and lies at angle `2π j / sides`
+//! from the ring's normal at `u = 0`, counter-clockwise seen from ahead of
+//! the cable (looking back along its tangent). A ribbon ring holds its left
+//! (`u = 0`) and right (`u = 1`) edge, then, if two-sided, the same two
+//! again for the back face.
 
 use std::io::{self, Write};
 use std::ops::Range;

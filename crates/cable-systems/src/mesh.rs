@@ -161,10 +161,10 @@ impl Centerline<'_> {
     #[inline]
     fn point(&self, r: u32) -> Vec3 {
         let (i, s) = self.locate(r);
-        if self.k == 1 || s == 0.0 {
-            self.pts[i]
-        } else if s >= 1.0 {
+        if s >= 1.0 {
             self.pts[i + 1]
+        } else if self.k == 1 || s == 0.0 {
+            self.pts[i]
         } else {
             catmull_rom(self.pts, i, s)
         }
