@@ -63,7 +63,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                     last = snap.frame;
                     drawn += 1;
                     if let Some(mesh) = &snap.mesh {
-                        checksum += mesh.vertices.iter().map(|v| f64::from(v.position[1])).sum::<f64>();
+                        checksum += mesh
+                            .vertices
+                            .iter()
+                            .map(|v| f64::from(v.position[1]))
+                            .sum::<f64>();
                     }
                 }
                 std::thread::sleep(Duration::from_millis(8));

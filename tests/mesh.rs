@@ -99,14 +99,21 @@ fn counts_ranges_and_indices_are_as_documented() {
             assert_eq!(c.counts.vertices as usize, rings * per_ring[i]);
             assert_eq!(c.counts.indices as usize, (rings - 1) * per_gap[i]);
             for &ix in &m.indices[c.index_range()] {
-                assert!(c.vertex_range().contains(&(ix as usize)), "index {ix} outside its cable");
+                assert!(
+                    c.vertex_range().contains(&(ix as usize)),
+                    "index {ix} outside its cable"
+                );
             }
             nv += c.counts.vertices as usize;
             ni += c.counts.indices as usize;
         }
         assert_eq!((m.vertices.len(), m.indices.len()), (nv, ni));
         assert_eq!(m.indices.len() % 3, 0);
-        assert!(m.vertices.iter().all(|v| v.pos().is_finite() && v.nrm().is_finite()));
+        assert!(
+            m.vertices
+                .iter()
+                .all(|v| v.pos().is_finite() && v.nrm().is_finite())
+        );
     }
 }
 
@@ -125,11 +132,20 @@ fn tube_vertices_sit_on_the_radius_with_unit_outward_normals() {
             let t = polyline_tangent(pts, i);
             for (j, v) in ring.iter().enumerate() {
                 let off = v.pos() - pts[i];
-                assert!((off.length() - radius).abs() < EPS * 10.0, "ring {i} vertex {j}: not at radius");
-                assert!(off.dot(t).abs() < EPS * 10.0, "ring {i} vertex {j}: not in the ring plane");
+                assert!(
+                    (off.length() - radius).abs() < EPS * 10.0,
+                    "ring {i} vertex {j}: not at radius"
+                );
+                assert!(
+                    off.dot(t).abs() < EPS * 10.0,
+                    "ring {i} vertex {j}: not in the ring plane"
+                );
                 assert!((v.nrm().length() - 1.0).abs() < EPS, "normal not unit");
                 assert!(v.nrm().dot(off / radius) > 0.9999, "normal not outward");
-                assert!((v.tan() - t).length() < EPS * 10.0, "tangent not along the cable");
+                assert!(
+                    (v.tan() - t).length() < EPS * 10.0,
+                    "tangent not along the cable"
+                );
                 assert_eq!(v.tangent[3], -1.0);
             }
             // The seam closes: last vertex of a ring duplicates the first.
@@ -176,18 +192,29 @@ fn winding_is_counter_clockwise_from_outside() {
 /// to 1; `w · (normal × tangent)` points towards increasing `u`.
 #[test]
 fn uvs_and_handedness_follow_the_cable() {
-    let pts = [Vec3::ZERO, Vec3::X, Vec3::new(3.0, 0.0, 0.0), Vec3::new(3.0, -1.0, 0.0)];
+    let pts = [
+        Vec3::ZERO,
+        Vec3::X,
+        Vec3::new(3.0, 0.0, 0.0),
+        Vec3::new(3.0, -1.0, 0.0),
+    ];
     let (pool, _) = pool_of(&[(&pts, 0.1, 8, 2.5)]);
     let m = build(&pool, &tube(1));
     let arcs = [0.0, 1.0, 3.0, 4.0];
     for (i, ring) in m.vertices.chunks_exact(9).enumerate() {
         for (j, v) in ring.iter().enumerate() {
-            assert!((v.uv[1] - 2.5 * arcs[i] / 4.0).abs() < 1e-5, "v at ring {i}");
+            assert!(
+                (v.uv[1] - 2.5 * arcs[i] / 4.0).abs() < 1e-5,
+                "v at ring {i}"
+            );
             assert!((v.uv[0] - j as f32 / 8.0).abs() < 1e-6);
             if j < 8 {
                 let towards_u = ring[j + 1].pos() - v.pos();
                 let bitangent = v.nrm().cross(v.tan()) * v.tangent[3];
-                assert!(bitangent.dot(towards_u) > 0.0, "handedness at ring {i} vertex {j}");
+                assert!(
+                    bitangent.dot(towards_u) > 0.0,
+                    "handedness at ring {i} vertex {j}"
+                );
             }
         }
     }
@@ -212,7 +239,9 @@ fn angle_between(a: Vec3, b: Vec3) -> f32 {
 /// Rotation angle of the rotation taking frame `a` to frame `b`.
 fn frame_rotation(a: Mat3, b: Mat3) -> f32 {
     let r = b * a.transpose();
-    ((r.x_axis.x + r.y_axis.y + r.z_axis.z - 1.0) * 0.5).clamp(-1.0, 1.0).acos()
+    ((r.x_axis.x + r.y_axis.y + r.z_axis.z - 1.0) * 0.5)
+        .clamp(-1.0, 1.0)
+        .acos()
 }
 
 /// The check of the "Done when": consecutive frames rotate by no more than
@@ -221,7 +250,11 @@ fn assert_rotation_minimising(frames: &[Mat3], what: &str) {
     for (i, w) in frames.windows(2).enumerate() {
         let bend = angle_between(w[0].x_axis, w[1].x_axis);
         let turn = frame_rotation(w[0], w[1]);
-        assert!(turn <= bend + 2.0e-3, "{what}: ring {i}→{}: frame turns {turn} rad for a bend of {bend} rad", i + 1);
+        assert!(
+            turn <= bend + 2.0e-3,
+            "{what}: ring {i}→{}: frame turns {turn} rad for a bend of {bend} rad",
+            i + 1
+        );
     }
 }
 
@@ -243,13 +276,44 @@ fn the_check_catches_a_flip() {
 fn tube_through_vertical_neither_twists_nor_flips() {
     // Horizontal, down through vertical, horizontal back: a U in the XY plane,
     // then the same U tilted out of the plane, then an S curve.
-    let u = arc(Vec3::ZERO, Vec3::Y, Vec3::X, 2.0, 0.0, std::f32::consts::PI, 33);
+    let u = arc(
+        Vec3::ZERO,
+        Vec3::Y,
+        Vec3::X,
+        2.0,
+        0.0,
+        std::f32::consts::PI,
+        33,
+    );
     let tilted: Vec<Vec3> = u.iter().map(|&p| Mat3::from_rotation_x(0.4) * p).collect();
-    let mut s = arc(Vec3::ZERO, Vec3::Y, Vec3::X, 1.0, 0.0, std::f32::consts::PI, 17);
-    let lower = arc(Vec3::new(0.0, -2.0, 0.0), Vec3::Y, Vec3::NEG_X, 1.0, 0.0, std::f32::consts::PI, 17);
+    let mut s = arc(
+        Vec3::ZERO,
+        Vec3::Y,
+        Vec3::X,
+        1.0,
+        0.0,
+        std::f32::consts::PI,
+        17,
+    );
+    let lower = arc(
+        Vec3::new(0.0, -2.0, 0.0),
+        Vec3::Y,
+        Vec3::NEG_X,
+        1.0,
+        0.0,
+        std::f32::consts::PI,
+        17,
+    );
     s.extend_from_slice(&lower[1..]);
-    let drop: Vec<Vec3> = (0..20).map(|i| Vec3::new(0.001 * i as f32, -(i as f32) * 0.5, 0.0)).collect();
-    for (name, pts) in [("U", &u), ("tilted U", &tilted), ("S", &s), ("vertical drop", &drop)] {
+    let drop: Vec<Vec3> = (0..20)
+        .map(|i| Vec3::new(0.001 * i as f32, -(i as f32) * 0.5, 0.0))
+        .collect();
+    for (name, pts) in [
+        ("U", &u),
+        ("tilted U", &tilted),
+        ("S", &s),
+        ("vertical drop", &drop),
+    ] {
         let (pool, _) = pool_of(&[(pts, 0.1, 8, 1.0)]);
         for k in [1, 4] {
             let m = build(&pool, &tube(k));
@@ -263,7 +327,15 @@ fn full_loop_has_no_twist() {
     // One full turn of a circle in a tilted plane, then one turn of a helix.
     let e1 = Vec3::new(1.0, 0.2, 0.0).normalize();
     let e2 = e1.cross(Vec3::new(0.1, 0.3, 1.0)).normalize();
-    let circle = arc(Vec3::new(1.0, 2.0, 3.0), e1, e2, 1.5, 0.0, std::f32::consts::TAU, 65);
+    let circle = arc(
+        Vec3::new(1.0, 2.0, 3.0),
+        e1,
+        e2,
+        1.5,
+        0.0,
+        std::f32::consts::TAU,
+        65,
+    );
     let helix: Vec<Vec3> = (0..80)
         .map(|i| {
             let a = i as f32 * 0.1;
@@ -281,7 +353,10 @@ fn full_loop_has_no_twist() {
             let plane = e1.cross(e2);
             let first = frames[0].y_axis.dot(plane);
             for f in &frames {
-                assert!((f.y_axis.dot(plane) - first).abs() < 2e-3, "the normal twists out of step");
+                assert!(
+                    (f.y_axis.dot(plane) - first).abs() < 2e-3,
+                    "the normal twists out of step"
+                );
             }
         }
     }
@@ -290,12 +365,16 @@ fn full_loop_has_no_twist() {
 #[test]
 fn coincident_particles_do_not_degenerate() {
     let mut pool = ParticlePool::new();
-    let h = pool.add_cable(&CableDesc::line(Vec3::ZERO, Vec3::X * 4.0, 4.0, 8).unwrap()).unwrap();
+    let h = pool
+        .add_cable(&CableDesc::line(Vec3::ZERO, Vec3::X * 4.0, 4.0, 8).unwrap())
+        .unwrap();
     let p = pool.positions_mut(h).unwrap();
     p[3] = p[2];
     p[4] = p[2];
     p[0] = p[1];
-    let all_same = pool.add_cable(&CableDesc::line(Vec3::ONE, Vec3::ONE * 2.0, 2.0, 4).unwrap()).unwrap();
+    let all_same = pool
+        .add_cable(&CableDesc::line(Vec3::ONE, Vec3::ONE * 2.0, 2.0, 4).unwrap())
+        .unwrap();
     pool.positions_mut(all_same).unwrap().fill(Vec3::ONE);
     for opt in [tube(1), tube(3), ribbon(Vec3::X, true)] {
         let m = build(&pool, &opt);
@@ -322,18 +401,30 @@ fn smoothing_interpolates_particles_and_follows_the_curve() {
         .collect();
     assert_eq!(centres.len(), 8 * k as usize + 1);
     for (i, p) in pts.iter().enumerate() {
-        assert!(centres[i * k as usize].distance(*p) < 1e-4, "ring at particle {i}");
+        assert!(
+            centres[i * k as usize].distance(*p) < 1e-4,
+            "ring at particle {i}"
+        );
     }
     let chord_sagitta = r * (1.0 - (3.0f32 / 8.0 / 2.0).cos());
     // Interior segments have both neighbours: close to the circle. The end
     // segments extend the cable straight beyond its ends (reflected
     // neighbours), so they are only required to beat the chord.
     let dev = |range: std::ops::Range<usize>| {
-        centres[range].iter().map(|c| (c.length() - r).abs()).fold(0.0, f32::max)
+        centres[range]
+            .iter()
+            .map(|c| (c.length() - r).abs())
+            .fold(0.0, f32::max)
     };
     let (interior, ends) = (dev(8..57), dev(0..9).max(dev(56..65)));
-    assert!(interior < chord_sagitta / 10.0, "interior deviation {interior} vs sagitta {chord_sagitta}");
-    assert!(ends < chord_sagitta, "end deviation {ends} vs sagitta {chord_sagitta}");
+    assert!(
+        interior < chord_sagitta / 10.0,
+        "interior deviation {interior} vs sagitta {chord_sagitta}"
+    );
+    assert!(
+        ends < chord_sagitta,
+        "end deviation {ends} vs sagitta {chord_sagitta}"
+    );
     for ring in m.vertices.chunks_exact(9) {
         let c = ring[..8].iter().map(Vertex::pos).sum::<Vec3>() / 8.0;
         for v in ring {
@@ -364,7 +455,15 @@ fn ribbons_face_the_viewer_and_have_the_cable_width() {
 #[test]
 fn bounds_hold_every_vertex_and_match_particles_plus_radius() {
     let a = wavy(20);
-    let b = arc(Vec3::new(5.0, 0.0, 0.0), Vec3::X, Vec3::Z, 1.0, 0.0, 4.0, 12);
+    let b = arc(
+        Vec3::new(5.0, 0.0, 0.0),
+        Vec3::X,
+        Vec3::Z,
+        1.0,
+        0.0,
+        4.0,
+        12,
+    );
     let (pool, _) = pool_of(&[(&a, 0.1, 8, 1.0), (&b, 0.4, 5, 1.0)]);
     for opt in [tube(1), tube(5), ribbon(Vec3::Y, false)] {
         let m = build(&pool, &opt);
@@ -376,7 +475,8 @@ fn bounds_hold_every_vertex_and_match_particles_plus_radius() {
             if opt.rings_per_segment == 1 {
                 // UE's CalcBounds: particles ± radius, computed independently.
                 let lo = pts.iter().fold(Vec3::INFINITY, |m, &p| m.min(p)) - Vec3::splat(radius);
-                let hi = pts.iter().fold(Vec3::NEG_INFINITY, |m, &p| m.max(p)) + Vec3::splat(radius);
+                let hi =
+                    pts.iter().fold(Vec3::NEG_INFINITY, |m, &p| m.max(p)) + Vec3::splat(radius);
                 assert!((c.bounds.min - lo).abs().max_element() < 1e-6);
                 assert!((c.bounds.max - hi).abs().max_element() < 1e-6);
             }
@@ -388,7 +488,12 @@ fn bounds_hold_every_vertex_and_match_particles_plus_radius() {
 
 #[test]
 fn sockets_sit_on_the_cable_and_match_the_mesh_frame() {
-    let pts = [Vec3::ZERO, Vec3::new(2.0, 0.0, 0.0), Vec3::new(2.0, -3.0, 0.0), Vec3::new(2.0, -3.0, 1.0)];
+    let pts = [
+        Vec3::ZERO,
+        Vec3::new(2.0, 0.0, 0.0),
+        Vec3::new(2.0, -3.0, 0.0),
+        Vec3::new(2.0, -3.0, 1.0),
+    ];
     let (pool, handles) = pool_of(&[(&pts, 0.1, 8, 1.0)]);
     let opt = tube(1);
     let start = cable_socket(&pool, handles[0], SocketAt::Start, &opt).unwrap();
@@ -396,11 +501,22 @@ fn sockets_sit_on_the_cable_and_match_the_mesh_frame() {
     assert_eq!(start.position, pts[0]);
     assert_eq!(end.position, pts[3]);
     assert!((start.forward() - Vec3::X).length() < 1e-6);
-    assert!((end.forward() - Vec3::Z).length() < 1e-6, "end socket along the last segment");
+    assert!(
+        (end.forward() - Vec3::Z).length() < 1e-6,
+        "end socket along the last segment"
+    );
     let m = build(&pool, &opt);
     let n0 = m.vertices[0].nrm();
-    assert!((start.rotation * Vec3::Y - n0).length() < 1e-5, "socket roll = mesh roll");
-    for (d, want) in [(1.0, Vec3::X), (3.5, Vec3::new(2.0, -1.5, 0.0)), (100.0, pts[3]), (-2.0, pts[0])] {
+    assert!(
+        (start.rotation * Vec3::Y - n0).length() < 1e-5,
+        "socket roll = mesh roll"
+    );
+    for (d, want) in [
+        (1.0, Vec3::X),
+        (3.5, Vec3::new(2.0, -1.5, 0.0)),
+        (100.0, pts[3]),
+        (-2.0, pts[0]),
+    ] {
         let s = socket_transform(&pts, SocketAt::Distance(d), opt.reference).unwrap();
         assert!(s.position.distance(want) < 1e-5, "distance {d}");
         assert!((s.rotation.length() - 1.0).abs() < 1e-5);
@@ -436,7 +552,10 @@ fn meshes_do_not_depend_on_the_thread_count() {
     }
     let opt = tube(2);
     let run = |threads| {
-        let workers = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
+        let workers = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .unwrap();
         workers.install(|| build(&pool, &opt))
     };
     let one = run(1);

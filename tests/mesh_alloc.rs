@@ -49,13 +49,17 @@ fn no_allocation_per_frame_after_warm_up() {
     let mut pool = ParticlePool::new();
     for i in 0..64 {
         let z = i as f32 * 0.3;
-        let mut d = CableDesc::line(Vec3::new(0.0, 0.0, z), Vec3::new(6.0, 0.0, z), 8.0, 40).unwrap();
+        let mut d =
+            CableDesc::line(Vec3::new(0.0, 0.0, z), Vec3::new(6.0, 0.0, z), 8.0, 40).unwrap();
         d.attach_end = i % 3 != 0;
         d.params.sides = 6 + (i % 5) as u32;
         pool.add_cable(&d).unwrap();
     }
     let mut stepper = Stepper::new(SolverParams::default()).unwrap();
-    let workers = rayon::ThreadPoolBuilder::new().num_threads(2).build().unwrap();
+    let workers = rayon::ThreadPoolBuilder::new()
+        .num_threads(2)
+        .build()
+        .unwrap();
     let (mut publisher, mut reader) = snapshot_channel();
     let styles = [
         MeshOptions::default(),
@@ -91,11 +95,23 @@ fn no_allocation_per_frame_after_warm_up() {
                 }
             }
         });
-        assert!(first_frame > 0, "the counter must see the first build's buffers grow");
-        assert!(mesh.vertices.len() > MESH_GRAIN, "the build must run in parallel");
-        assert_eq!(counted, 0, "{options:?}: allocations per frame after warm-up");
+        assert!(
+            first_frame > 0,
+            "the counter must see the first build's buffers grow"
+        );
+        assert!(
+            mesh.vertices.len() > MESH_GRAIN,
+            "the build must run in parallel"
+        );
+        assert_eq!(
+            counted, 0,
+            "{options:?}: allocations per frame after warm-up"
+        );
         // The reader sees the latest frame's mesh.
         let snap = reader.latest();
-        assert_eq!(snap.mesh.as_ref().map(|m| m.vertices.len()), Some(mesh.vertices.len()));
+        assert_eq!(
+            snap.mesh.as_ref().map(|m| m.vertices.len()),
+            Some(mesh.vertices.len())
+        );
     }
 }

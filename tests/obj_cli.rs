@@ -24,7 +24,10 @@ struct Obj {
 
 fn numbers<const N: usize>(rest: &[&str], line: usize) -> Result<[f32; N], String> {
     if rest.len() != N {
-        return Err(format!("line {line}: expected {N} numbers, got {}", rest.len()));
+        return Err(format!(
+            "line {line}: expected {N} numbers, got {}",
+            rest.len()
+        ));
     }
     let mut out = [0.0f32; N];
     for (o, s) in out.iter_mut().zip(rest) {
@@ -79,7 +82,9 @@ fn parse_obj(text: &str) -> Result<Obj, String> {
                     }
                     let limits = [obj.v.len(), obj.vt.len(), obj.vn.len()];
                     for ((slot, part), limit) in corner.iter_mut().zip(&parts).zip(limits) {
-                        let k: usize = part.parse().map_err(|e| format!("line {line}: `{part}`: {e}"))?;
+                        let k: usize = part
+                            .parse()
+                            .map_err(|e| format!("line {line}: `{part}`: {e}"))?;
                         if k == 0 || k > limit {
                             return Err(format!("line {line}: index {k} outside 1..={limit}"));
                         }
@@ -95,7 +100,8 @@ fn parse_obj(text: &str) -> Result<Obj, String> {
 }
 
 fn tmp(name: &str) -> PathBuf {
-    PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("obj_cli_{}_{name}", std::process::id()))
+    PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("obj_cli_{}_{name}", std::process::id()))
 }
 
 const SCENE: &str = r#"{
@@ -117,7 +123,11 @@ fn obj_of_a_scene_passes_a_strict_parser() {
         .arg(&out_path)
         .output()
         .unwrap();
-    assert!(status.status.success(), "{}", String::from_utf8_lossy(&status.stderr));
+    assert!(
+        status.status.success(),
+        "{}",
+        String::from_utf8_lossy(&status.stderr)
+    );
     let obj = parse_obj(&std::fs::read_to_string(&obj_path).unwrap()).unwrap();
 
     // (segments, sides, radius) of the three cables, as in the scene.
@@ -125,7 +135,10 @@ fn obj_of_a_scene_passes_a_strict_parser() {
     assert_eq!(obj.objects.len(), 3);
     let verts: usize = cables.iter().map(|&(s, n, _)| (s + 1) * (n + 1)).sum();
     let tris: usize = cables.iter().map(|&(s, n, _)| s * n * 2).sum();
-    assert_eq!((obj.v.len(), obj.vt.len(), obj.vn.len(), obj.f.len()), (verts, verts, verts, tris));
+    assert_eq!(
+        (obj.v.len(), obj.vt.len(), obj.vn.len(), obj.f.len()),
+        (verts, verts, verts, tris)
+    );
 
     // Faces of an object use only that object's vertices; normals agree with winding.
     let mut first = 0;
@@ -148,7 +161,8 @@ fn obj_of_a_scene_passes_a_strict_parser() {
 
     // The final frame of --out: each ring's vertices lie at the cable's
     // radius around its particle, with outward normals.
-    let out: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&out_path).unwrap()).unwrap();
+    let out: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&out_path).unwrap()).unwrap();
     let last = out["frames"].as_array().unwrap().last().unwrap();
     for (k, &(segments, sides, radius)) in cables.iter().enumerate() {
         let pts: Vec<Vec3> = serde_json::from_value::<Vec<[f32; 3]>>(last["cables"][k].clone())
@@ -161,7 +175,11 @@ fn obj_of_a_scene_passes_a_strict_parser() {
             for j in 0..=sides {
                 let idx = ranges[k].start + i * (sides + 1) + j;
                 let off = obj.v[idx] - *p;
-                assert!((off.length() - radius).abs() < 1e-4, "cable {k} ring {i}: {}", off.length());
+                assert!(
+                    (off.length() - radius).abs() < 1e-4,
+                    "cable {k} ring {i}: {}",
+                    off.length()
+                );
                 assert!(obj.vn[idx].dot(off) > 0.0);
             }
         }
@@ -174,7 +192,11 @@ fn obj_of_a_scene_passes_a_strict_parser() {
 #[test]
 fn bad_scene_writes_no_obj_and_unwritable_obj_exits_1() {
     let (scene, obj_path) = (tmp("bad_scene.json"), tmp("never.obj"));
-    std::fs::write(&scene, r#"{"cables": [{"start": [0,0,0], "end": [1,0,0], "sides": 2}]}"#).unwrap();
+    std::fs::write(
+        &scene,
+        r#"{"cables": [{"start": [0,0,0], "end": [1,0,0], "sides": 2}]}"#,
+    )
+    .unwrap();
     let _ = std::fs::remove_file(&obj_path);
     let o = Command::new(common::cable_bin())
         .args(["run", scene.to_str().unwrap(), "--obj"])
@@ -188,7 +210,14 @@ fn bad_scene_writes_no_obj_and_unwritable_obj_exits_1() {
 
     std::fs::write(&scene, SCENE).unwrap();
     let o = Command::new(common::cable_bin())
-        .args(["run", scene.to_str().unwrap(), "--seconds", "0.1", "--obj", "/nonexistent-dir/x.obj"])
+        .args([
+            "run",
+            scene.to_str().unwrap(),
+            "--seconds",
+            "0.1",
+            "--obj",
+            "/nonexistent-dir/x.obj",
+        ])
         .output()
         .unwrap();
     assert_eq!(o.status.code(), Some(1));

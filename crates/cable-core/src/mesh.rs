@@ -219,7 +219,9 @@ impl MeshOptions {
     #[must_use]
     pub fn counts(&self, particles: usize, sides: u32) -> Option<MeshCounts> {
         let segments = u32::try_from(particles.checked_sub(1)?).ok()?;
-        let rings = segments.checked_mul(self.rings_per_segment)?.checked_add(1)?;
+        let rings = segments
+            .checked_mul(self.rings_per_segment)?
+            .checked_add(1)?;
         Some(MeshCounts {
             rings,
             vertices: rings.checked_mul(self.ring_vertices(sides))?,

@@ -303,7 +303,14 @@ fn tube_ring(
             position: (c + dir * radius).to_array(),
             normal: dir.to_array(),
             tangent: [t.x, t.y, t.z, -1.0],
-            uv: [if j as u32 == sides { 1.0 } else { j as f32 * inv }, v],
+            uv: [
+                if j as u32 == sides {
+                    1.0
+                } else {
+                    j as f32 * inv
+                },
+                v,
+            ],
         };
     }
 }
