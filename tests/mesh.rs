@@ -566,3 +566,36 @@ fn meshes_do_not_depend_on_the_thread_count() {
         assert_eq!(m.indices, one.indices);
     }
 }
+
+#[test]
+fn removed_cables_leave_the_buffers_and_rebuilds_reuse_them() {
+    let (mut pool, handles) = pool_of(&[
+        (&wavy(10), 0.1, 8, 1.0),
+        (&wavy(6), 0.1, 4, 1.0),
+        (&wavy(8), 0.1, 3, 1.0),
+    ]);
+    let mut m = MeshBuffers::new();
+    build_meshes(&pool, &tube(1), &mut m).unwrap();
+    assert_eq!(m.vertices.len(), 10 * 9 + 6 * 5 + 8 * 4);
+    pool.remove_cable(handles[1]).unwrap();
+    let capacity = m.vertices.capacity();
+    build_meshes(&pool, &tube(1), &mut m).unwrap();
+    assert_eq!(m.vertices.len(), 10 * 9 + 8 * 4);
+    assert_eq!(
+        m.vertices.capacity(),
+        capacity,
+        "the buffer was reallocated"
+    );
+    assert_eq!(
+        m.cables.iter().map(|c| c.handle).collect::<Vec<_>>(),
+        [handles[0], handles[2]]
+    );
+    assert!(m.cable(handles[1]).is_none());
+    // The remaining cable's mesh is the one it gets on its own.
+    let (alone, _) = pool_of(&[(&wavy(8), 0.1, 3, 1.0)]);
+    let single = build(&alone, &tube(1));
+    assert_eq!(
+        &m.vertices[m.cable(handles[2]).unwrap().vertex_range()],
+        &single.vertices[..]
+    );
+}

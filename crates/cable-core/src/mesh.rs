@@ -207,8 +207,8 @@ impl MeshOptions {
     }
 
     /// Rings, vertices and indices of the mesh of a cable of `particles`
-    /// particles (≥ 2) and `sides` sides (see the module's table), or `None`
-    /// when they do not fit in `u32`.
+    /// particles and `sides` sides (see the module's table), or `None` for
+    /// fewer than 2 particles or counts that do not fit in `u32`.
     ///
     /// # Example
     /// ```
@@ -219,6 +219,9 @@ impl MeshOptions {
     #[must_use]
     pub fn counts(&self, particles: usize, sides: u32) -> Option<MeshCounts> {
         let segments = u32::try_from(particles.checked_sub(1)?).ok()?;
+        if segments == 0 {
+            return None;
+        }
         let rings = segments
             .checked_mul(self.rings_per_segment)?
             .checked_add(1)?;
