@@ -147,6 +147,8 @@ struct Centerline<'a> {
     k: u32,
     inv_k: f32,
     segments: u32,
+    /// The curve piece of the segment last evaluated (rings come in order).
+    piece: Piece,
 }
 
 impl Centerline<'_> {
@@ -159,45 +161,77 @@ impl Centerline<'_> {
     }
 
     #[inline]
-    fn point(&self, r: u32) -> Vec3 {
+    fn point(&mut self, r: u32) -> Vec3 {
         let (i, s) = self.locate(r);
         if s >= 1.0 {
             self.pts[i + 1]
         } else if self.k == 1 || s == 0.0 {
             self.pts[i]
         } else {
-            catmull_rom(self.pts, i, s)
+            if self.piece.segment != i {
+                self.piece = Piece::new(self.pts, i);
+            }
+            self.piece.eval(s)
         }
     }
 }
 
-/// Centripetal Catmull-Rom (α = ½, Barry-Goldman) on segment `i` at `s` in
-/// 0..1. Missing or coincident neighbours are replaced by reflections, and a
-/// zero-length segment is a straight (constant) piece.
-fn catmull_rom(pts: &[Vec3], i: usize, s: f32) -> Vec3 {
-    let (p1, p2) = (pts[i], pts[i + 1]);
-    let d12 = p1.distance(p2);
-    if d12 <= cable_core::MIN_SEGMENT_LENGTH {
-        return p1.lerp(p2, s);
+/// Centripetal Catmull-Rom (α = ½, Barry-Goldman) on one segment: its four
+/// control points and knots. Missing or coincident neighbours are replaced
+/// by reflections, and a zero-length segment is a straight (constant) piece.
+struct Piece {
+    segment: usize,
+    p: [Vec3; 4],
+    /// Knots t1, t2, t3 (t0 = 0).
+    t: [f32; 3],
+    linear: bool,
+}
+
+impl Piece {
+    const NONE: Piece = Piece {
+        segment: usize::MAX,
+        p: [Vec3::ZERO; 4],
+        t: [0.0; 3],
+        linear: true,
+    };
+
+    fn new(pts: &[Vec3], i: usize) -> Self {
+        let (p1, p2) = (pts[i], pts[i + 1]);
+        let d12 = p1.distance(p2);
+        let mut p0 = if i > 0 { pts[i - 1] } else { 2.0 * p1 - p2 };
+        let mut p3 = pts.get(i + 2).copied().unwrap_or(2.0 * p2 - p1);
+        if p0.distance(p1) <= cable_core::MIN_SEGMENT_LENGTH {
+            p0 = 2.0 * p1 - p2;
+        }
+        if p3.distance(p2) <= cable_core::MIN_SEGMENT_LENGTH {
+            p3 = 2.0 * p2 - p1;
+        }
+        let t1 = p0.distance(p1).sqrt();
+        let t2 = t1 + d12.sqrt();
+        let t3 = t2 + p2.distance(p3).sqrt();
+        Self {
+            segment: i,
+            p: [p0, p1, p2, p3],
+            t: [t1, t2, t3],
+            linear: d12 <= cable_core::MIN_SEGMENT_LENGTH,
+        }
     }
-    let mut p0 = if i > 0 { pts[i - 1] } else { 2.0 * p1 - p2 };
-    let mut p3 = pts.get(i + 2).copied().unwrap_or(2.0 * p2 - p1);
-    if p0.distance(p1) <= cable_core::MIN_SEGMENT_LENGTH {
-        p0 = 2.0 * p1 - p2;
+
+    #[inline]
+    fn eval(&self, s: f32) -> Vec3 {
+        let [p0, p1, p2, p3] = self.p;
+        if self.linear {
+            return p1.lerp(p2, s);
+        }
+        let [t1, t2, t3] = self.t;
+        let t = t1 + s * (t2 - t1);
+        let a1 = p0 * ((t1 - t) / t1) + p1 * (t / t1);
+        let a2 = p1 * ((t2 - t) / (t2 - t1)) + p2 * ((t - t1) / (t2 - t1));
+        let a3 = p2 * ((t3 - t) / (t3 - t2)) + p3 * ((t - t2) / (t3 - t2));
+        let b1 = a1 * ((t2 - t) / t2) + a2 * (t / t2);
+        let b2 = a2 * ((t3 - t) / (t3 - t1)) + a3 * ((t - t1) / (t3 - t1));
+        b1 * ((t2 - t) / (t2 - t1)) + b2 * ((t - t1) / (t2 - t1))
     }
-    if p3.distance(p2) <= cable_core::MIN_SEGMENT_LENGTH {
-        p3 = 2.0 * p2 - p1;
-    }
-    let t1 = p0.distance(p1).sqrt();
-    let t2 = t1 + d12.sqrt();
-    let t3 = t2 + p2.distance(p3).sqrt();
-    let t = t1 + s * (t2 - t1);
-    let a1 = p0 * ((t1 - t) / t1) + p1 * (t / t1);
-    let a2 = p1 * ((t2 - t) / (t2 - t1)) + p2 * ((t - t1) / (t2 - t1));
-    let a3 = p2 * ((t3 - t) / (t3 - t2)) + p3 * ((t - t2) / (t3 - t2));
-    let b1 = a1 * ((t2 - t) / t2) + a2 * (t / t2);
-    let b2 = a2 * ((t3 - t) / (t3 - t1)) + a3 * ((t - t1) / (t3 - t1));
-    b1 * ((t2 - t) / (t2 - t1)) + b2 * ((t - t1) / (t2 - t1))
 }
 
 /// Meshes one cable into its own vertex and index ranges; returns its bounds.
@@ -213,11 +247,12 @@ fn mesh_cable(
     if pts.len() < 2 || segments as usize != pts.len() - 1 {
         return Aabb::EMPTY; // layout and pool disagree: impossible within one build
     }
-    let line = Centerline {
+    let mut line = Centerline {
         pts,
         k: options.rings_per_segment,
         inv_k: 1.0 / options.rings_per_segment as f32,
         segments,
+        piece: Piece::NONE,
     };
     let rings = rec.counts.rings;
     let rv = rec.ring_vertices as usize;
