@@ -6,7 +6,7 @@
 mod common;
 
 use cable::core::mesh::{Aabb, MeshBuffers, MeshOptions, MeshStyle, Vertex};
-use cable::systems::mesh::build_meshes;
+use cable::systems::mesh::{build_meshes, cable_bounds};
 use cable::systems::socket::{SocketAt, cable_socket, socket_transform};
 use cable::{CableDesc, CableHandle, ParticlePool};
 use glam::{Mat3, Vec3};
@@ -483,6 +483,11 @@ fn bounds_hold_every_vertex_and_match_particles_plus_radius() {
             union = union.union(c.bounds);
         }
         assert_eq!(m.bounds, union);
+        if opt.rings_per_segment == 1 {
+            for c in &m.cables {
+                assert_eq!(cable_bounds(&pool, c.handle).unwrap(), c.bounds);
+            }
+        }
     }
 }
 

@@ -20,7 +20,7 @@
 //! tangent, so no ring degenerates.
 
 use cable_core::mesh::{Aabb, CableMesh, MeshBuffers, MeshOptions, MeshStyle, Vertex};
-use cable_core::{CableError, CableParams, ParticlePool};
+use cable_core::{CableError, CableHandle, CableParams, ParticlePool};
 use glam::Vec3;
 
 use crate::frame::{direction, first_direction, seed_normal, transport};
@@ -83,6 +83,32 @@ pub fn build_meshes(
     fill(pool, options, cables, vertices, indices);
     *bounds = cables.iter().fold(Aabb::EMPTY, |b, c| b.union(c.bounds));
     Ok(())
+}
+
+/// The box holding a cable's particles grown by its radius (UE's
+/// `CalcBounds`), without building a mesh: for culling before meshing. It
+/// equals the cable's [`CableMesh::bounds`] for unsmoothed meshes; a
+/// smoothed curve may bulge slightly beyond the particles, so use the mesh's
+/// own bounds there.
+///
+/// # Errors
+/// [`CableError::StaleHandle`] when the handle is not live.
+///
+/// # Example
+/// ```
+/// use cable_core::{CableDesc, ParticlePool};
+/// use cable_systems::mesh::cable_bounds;
+/// use glam::Vec3;
+///
+/// let mut pool = ParticlePool::new();
+/// let h = pool.add_cable(&CableDesc::line(Vec3::ZERO, Vec3::X, 1.0, 4)?)?;
+/// let b = cable_bounds(&pool, h)?; // default radius 0.05 m
+/// assert_eq!((b.min, b.max), (Vec3::splat(-0.05), Vec3::new(1.05, 0.05, 0.05)));
+/// # Ok::<(), cable_core::CableError>(())
+/// ```
+pub fn cable_bounds(pool: &ParticlePool, handle: CableHandle) -> Result<Aabb, CableError> {
+    let radius = pool.params(handle)?.radius;
+    Ok(Aabb::from_points(pool.positions(handle)?).expanded(radius))
 }
 
 /// Meshes a run of cables whose ranges start at `cables[0]`'s first vertex and index.
