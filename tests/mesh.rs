@@ -604,3 +604,52 @@ fn removed_cables_leave_the_buffers_and_rebuilds_reuse_them() {
         &single.vertices[..]
     );
 }
+
+mod random {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn point() -> impl Strategy<Value = Vec3> {
+        // Few distinct values, so coincident and folded-back particles are common.
+        (-3i32..=3, -3i32..=3, -3i32..=3)
+            .prop_map(|(x, y, z)| Vec3::new(x as f32, y as f32, z as f32) * 0.5)
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(96))]
+        /// Any particle positions (coincident, folded, straight): finite
+        /// vertices, unit normals and tangents, indices inside their cable.
+        #[test]
+        fn any_positions_give_a_well_formed_mesh(
+            pts in prop::collection::vec(point(), 2..24),
+            sides in 3u32..12,
+            k in 1u32..5,
+            style in 0u8..3,
+        ) {
+            let mut pool = ParticlePool::new();
+            let h = pool.add_cable(&CableDesc::line(Vec3::ZERO, Vec3::X, 1.0, (pts.len() - 1) as u32).unwrap()).unwrap();
+            pool.positions_mut(h).unwrap().copy_from_slice(&pts);
+            let mut d = CableDesc::line(Vec3::ZERO, Vec3::Y, 1.0, 1).unwrap();
+            d.params.sides = sides;
+            pool.add_cable(&d).unwrap();
+            let style = match style {
+                0 => MeshStyle::Tube,
+                s => MeshStyle::Ribbon { view: Vec3::new(0.0, 0.0, -1.0), two_sided: s == 2 },
+            };
+            let opt = MeshOptions { style, rings_per_segment: k, ..MeshOptions::default() };
+            let m = build(&pool, &opt);
+            for c in &m.cables {
+                for &i in &m.indices[c.index_range()] {
+                    prop_assert!(c.vertex_range().contains(&(i as usize)));
+                }
+                for v in &m.vertices[c.vertex_range()] {
+                    prop_assert!(v.pos().is_finite() && c.bounds.expanded(1e-4).contains(v.pos()));
+                    prop_assert!((v.nrm().length() - 1.0).abs() < 1e-3);
+                    prop_assert!((v.tan().length() - 1.0).abs() < 1e-3);
+                }
+            }
+            let s = socket_transform(&pts, SocketAt::Distance(1.3), Vec3::Z).unwrap();
+            prop_assert!(s.position.is_finite() && (s.rotation.length() - 1.0).abs() < 1e-4);
+        }
+    }
+}
