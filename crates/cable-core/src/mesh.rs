@@ -141,8 +141,18 @@ pub struct MeshOptions {
     /// normal at `u = 0` of the first ring is this direction made
     /// perpendicular to the cable (another axis is used when the cable starts
     /// parallel to it). The roll of later rings follows by parallel
-    /// transport. Default `Vec3::Z`.
+    /// transport. With [`MeshOptions::coherent_roll`] this applies only to a
+    /// cable's first build. Default `Vec3::Z`.
     pub reference: Vec3,
+    /// Carry each cable's first-ring frame over from the previous build of
+    /// the same [`MeshBuffers`] by parallel transport (in time), instead of
+    /// seeding it from `reference` every build. The roll then never jumps
+    /// between frames, even when a cable's start swings past `reference`,
+    /// at the price of depending on the build history (still deterministic).
+    /// A cable is recognised by its handle, in the pool's order; a cable that
+    /// is new, or whose earlier cables were removed and re-added, is seeded
+    /// afresh. Default true.
+    pub coherent_roll: bool,
 }
 
 impl Default for MeshOptions {
@@ -151,6 +161,7 @@ impl Default for MeshOptions {
             style: MeshStyle::Tube,
             rings_per_segment: 1,
             reference: Vec3::Z,
+            coherent_roll: true,
         }
     }
 }
@@ -365,6 +376,11 @@ pub struct CableMesh {
     /// Box holding every vertex of the cable: the ring centres grown by the
     /// radius (UE's `CalcBounds`).
     pub bounds: Aabb,
+    /// Unit tangent of the first ring after the last build (zero before).
+    pub start_tangent: Vec3,
+    /// Unit normal at `u = 0` of the first ring after the last build (zero
+    /// before): the roll that [`MeshOptions::coherent_roll`] carries on.
+    pub start_normal: Vec3,
 }
 
 impl CableMesh {
@@ -415,6 +431,9 @@ impl MeshBuffers {
     /// Sets the per-cable ranges for `cables` (handle, particle count, sides)
     /// and sizes the buffers to match; the contents are left for the mesh
     /// system to fill. Does not allocate when the sizes fit the capacity.
+    /// Each cable keeps the start frame of its previous build in these
+    /// buffers (see [`MeshOptions::coherent_roll`]). On error the buffers are
+    /// left empty.
     ///
     /// # Errors
     /// Invalid options, a cable of fewer than 2 particles, or more vertices
@@ -424,8 +443,27 @@ impl MeshBuffers {
         cables: impl Iterator<Item = (CableHandle, usize, u32)>,
         options: &MeshOptions,
     ) -> Result<(), CableError> {
+        let res = self.try_layout(cables, options);
+        if res.is_err() {
+            self.cables.clear();
+            self.vertices.clear();
+            self.indices.clear();
+            self.bounds = Aabb::EMPTY;
+        }
+        res
+    }
+
+    fn try_layout(
+        &mut self,
+        cables: impl Iterator<Item = (CableHandle, usize, u32)>,
+        options: &MeshOptions,
+    ) -> Result<(), CableError> {
         options.validate()?;
-        self.cables.clear();
+        // Records are rewritten in place: entry `idx` is written only after
+        // every old entry at or before the search position was read, so the
+        // previous start frames can be carried over without a second buffer.
+        let old_len = self.cables.len();
+        let (mut idx, mut search) = (0usize, 0usize);
         let (mut nv, mut ni) = (0u32, 0u32);
         let too_many = |field| CableError::OutOfRange {
             field,
@@ -443,14 +481,34 @@ impl MeshBuffers {
             let counts = options
                 .counts(particles, sides)
                 .ok_or_else(|| too_many("mesh vertices"))?;
-            self.cables.push(CableMesh {
+            let mut start = (Vec3::ZERO, Vec3::ZERO);
+            if let Some(off) = self.cables[search.min(old_len)..old_len]
+                .iter()
+                .position(|c| c.handle == handle)
+            {
+                let old = &self.cables[search + off];
+                start = (old.start_tangent, old.start_normal);
+                search += off + 1;
+            }
+            let rec = CableMesh {
                 handle,
                 first_vertex: nv,
                 first_index: ni,
                 counts,
                 ring_vertices: options.ring_vertices(sides),
                 bounds: Aabb::EMPTY,
-            });
+                start_tangent: start.0,
+                start_normal: start.1,
+            };
+            // Overwriting an old entry not yet searched only loses its carried
+            // frame (a new cable before old ones); handles are unique, so a
+            // new record is never matched again.
+            if idx < self.cables.len() {
+                self.cables[idx] = rec;
+            } else {
+                self.cables.push(rec);
+            }
+            idx += 1;
             nv = nv
                 .checked_add(counts.vertices)
                 .ok_or_else(|| too_many("mesh vertices"))?;
@@ -458,6 +516,7 @@ impl MeshBuffers {
                 .checked_add(counts.indices)
                 .ok_or_else(|| too_many("mesh indices"))?;
         }
+        self.cables.truncate(idx);
         self.vertices.resize(nv as usize, Vertex::zeroed());
         self.indices.resize(ni as usize, 0);
         self.bounds = Aabb::EMPTY;

@@ -39,7 +39,7 @@ pub const MESH_GRAIN: usize = 8192;
 ///
 /// # Errors
 /// Invalid `options`, or meshes too big for `u32` indices. `out` is left
-/// empty of cables on error.
+/// empty on error.
 ///
 /// # Example
 /// ```
@@ -61,7 +61,7 @@ pub fn build_meshes(
     options: &MeshOptions,
     out: &mut MeshBuffers,
 ) -> Result<(), CableError> {
-    let laid = out.layout(
+    out.layout(
         pool.handles().map(|h| {
             // Handles come from the pool itself, so both look-ups succeed.
             let n = pool.positions(h).map_or(0, <[Vec3]>::len);
@@ -69,11 +69,7 @@ pub fn build_meshes(
             (h, n, sides)
         }),
         options,
-    );
-    if let Err(e) = laid {
-        out.cables.clear();
-        return Err(e);
-    }
+    )?;
     let MeshBuffers {
         vertices,
         indices,
@@ -144,7 +140,7 @@ fn fill(
         let verts = &mut vertices[v0..v0 + c.counts.vertices as usize];
         let idx = &mut indices[i0..i0 + c.counts.indices as usize];
         if let (Ok(pos), Ok(params)) = (pool.positions(c.handle), pool.params(c.handle)) {
-            c.bounds = mesh_cable(pos, params, options, c, verts, idx);
+            mesh_cable(pos, params, options, c, verts, idx);
         }
     }
 }
@@ -260,18 +256,19 @@ impl Piece {
     }
 }
 
-/// Meshes one cable into its own vertex and index ranges; returns its bounds.
+/// Meshes one cable into its own vertex and index ranges; sets its bounds
+/// and start frame.
 fn mesh_cable(
     pts: &[Vec3],
     params: &CableParams,
     options: &MeshOptions,
-    rec: &CableMesh,
+    rec: &mut CableMesh,
     vertices: &mut [Vertex],
     indices: &mut [u32],
-) -> Aabb {
+) {
     let segments = rec.counts.rings.saturating_sub(1) / options.rings_per_segment;
     if pts.len() < 2 || segments as usize != pts.len() - 1 {
-        return Aabb::EMPTY; // layout and pool disagree: impossible within one build
+        return; // layout and pool disagree: impossible within one build
     }
     let mut line = Centerline {
         pts,
@@ -314,9 +311,15 @@ fn mesh_cable(
         let v = (arc + s * pts[i].distance(pts[i + 1])) * v_scale;
         let new_t = direction(next - prev).unwrap_or(t);
         if r == 0 {
+            let carried = rec.start_normal.length_squared() > 0.5 && options.coherent_roll;
+            n = if carried {
+                transport(rec.start_normal, rec.start_tangent, new_t)
+            } else {
+                seed_normal(new_t, options.reference)
+            };
             t = new_t;
-            n = seed_normal(t, options.reference);
             side = n;
+            (rec.start_tangent, rec.start_normal) = (t, n);
         } else {
             n = transport(n, t, new_t);
             t = new_t;
@@ -340,7 +343,7 @@ fn mesh_cable(
         }
     }
     write_indices(indices, rec, options, params.sides);
-    bounds.expanded(radius)
+    rec.bounds = bounds.expanded(radius);
 }
 
 /// Writes one tube ring: `sides + 1` vertices around centre `c`.

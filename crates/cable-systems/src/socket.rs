@@ -2,7 +2,7 @@
 //! or a particle effect (UE's `GetSocketTransform` with `CableStart` and
 //! `CableEnd`, plus any distance along the cable).
 
-use cable_core::mesh::MeshOptions;
+use cable_core::mesh::{MeshBuffers, MeshOptions};
 use cable_core::{CableError, CableHandle, ParticlePool};
 use glam::{Mat3, Quat, Vec3};
 
@@ -87,13 +87,63 @@ pub fn socket_transform(
         ..MeshOptions::default()
     }
     .validate()?;
+    let t = first_direction(points);
+    walk(points, at, t, seed_normal(t, reference))
+}
+
+/// The socket transform of a cable with the roll of its tube in `mesh`
+/// exactly (the mesh's first-ring frame carried along the cable), which
+/// matters when the mesh was built with [`MeshOptions::coherent_roll`].
+///
+/// # Errors
+/// A stale handle, a cable that is not in `mesh`, or a non-finite distance.
+///
+/// # Example
+/// ```
+/// use cable_core::{CableDesc, ParticlePool, mesh::{MeshBuffers, MeshOptions}};
+/// use cable_systems::{mesh::build_meshes, socket::{SocketAt, mesh_socket}};
+/// use glam::Vec3;
+///
+/// let mut pool = ParticlePool::new();
+/// let h = pool.add_cable(&CableDesc::line(Vec3::ZERO, Vec3::X, 1.0, 4)?)?;
+/// let mut mesh = MeshBuffers::new();
+/// build_meshes(&pool, &MeshOptions::default(), &mut mesh)?;
+/// let s = mesh_socket(&pool, &mesh, h, SocketAt::Start)?;
+/// assert!((s.rotation * Vec3::Y - mesh.vertices[0].nrm()).length() < 1e-6);
+/// # Ok::<(), cable_core::CableError>(())
+/// ```
+pub fn mesh_socket(
+    pool: &ParticlePool,
+    mesh: &MeshBuffers,
+    handle: CableHandle,
+    at: SocketAt,
+) -> Result<SocketTransform, CableError> {
+    let points = pool.positions(handle)?;
+    let rec = mesh.cable(handle).ok_or(CableError::StaleHandle(handle))?;
+    let t = first_direction(points);
+    let n = if rec.start_normal.length_squared() > 0.5 {
+        transport(rec.start_normal, rec.start_tangent, t)
+    } else {
+        seed_normal(t, MeshOptions::default().reference)
+    };
+    walk(points, at, t, n)
+}
+
+/// Walks `points` from the frame (`t`, `n`) at the start to `at`.
+fn walk(points: &[Vec3], at: SocketAt, t: Vec3, n: Vec3) -> Result<SocketTransform, CableError> {
+    if points.len() < 2 {
+        return Err(CableError::TooFew {
+            field: "points",
+            min: 2,
+            got: points.len(),
+        });
+    }
+    let (mut t, mut n) = (t, n);
     let target = match at {
         SocketAt::Start => 0.0,
         SocketAt::End => f32::INFINITY,
         SocketAt::Distance(d) => cable_core::error::check_finite("distance", d)?.max(0.0),
     };
-    let mut t = first_direction(points);
-    let mut n = seed_normal(t, reference);
     let mut arc = 0.0f32;
     let mut position = points[points.len() - 1];
     for w in points.windows(2) {
@@ -114,7 +164,9 @@ pub fn socket_transform(
 }
 
 /// The socket transform of a cable of `pool` (see [`socket_transform`]),
-/// with the roll of the tube meshes built with `options`.
+/// with the roll seeded from `options.reference`: the roll of the cable's
+/// tube on its first build. Use [`mesh_socket`] to follow a mesh built with
+/// [`MeshOptions::coherent_roll`] over many frames.
 ///
 /// # Errors
 /// A stale handle, a non-finite distance or invalid options.
