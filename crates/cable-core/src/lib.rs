@@ -20,6 +20,7 @@
 
 pub mod cable;
 pub mod error;
+pub mod mesh;
 pub mod pool;
 
 pub use cable::{CableDesc, CableHandle, CableParams, End};

@@ -6,7 +6,10 @@
 //! - [`integrate`]: position Verlet with gravity, force and damping;
 //! - [`constraints`]: Gauss-Seidel distance and bending constraints, rigid or XPBD;
 //! - [`step`]: the order of a substep and the fixed-substep [`Stepper`];
-//! - `ecs` (feature `hecs`, on by default): cables, attachments and targets as hecs entities.
+//! - `ecs` (feature `hecs`, on by default): cables, attachments and targets as hecs entities;
+//! - [`mesh`]: tube and ribbon meshes of every cable, in parallel, into
+//!   reused GPU-ready buffers; [`frame`]: the parallel-transport frames they
+//!   use; [`socket`]: transforms on a cable; [`snapshot`]: lock-free render hand-off.
 //!
 //! # Example
 //! ```
@@ -28,8 +31,12 @@ pub mod attach;
 pub mod constraints;
 #[cfg(feature = "hecs")]
 pub mod ecs;
+pub mod frame;
 pub mod integrate;
+pub mod mesh;
 pub mod params;
+pub mod snapshot;
+pub mod socket;
 pub mod step;
 
 pub use params::SolverParams;
