@@ -2,6 +2,7 @@
 //! and exit 2 (bad usage or scene) or 1 (anything else).
 
 mod demo;
+mod obj;
 mod out;
 mod run;
 

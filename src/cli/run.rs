@@ -15,11 +15,7 @@ pub const LAYOUTS: &[&str] = &["soa"];
 
 /// Runs `cable run`.
 pub fn run(a: &RunArgs) -> Result<(), CliError> {
-    for (flag, given) in [
-        ("--svg", a.svg.is_some()),
-        ("--ascii", a.ascii),
-        ("--obj", a.obj.is_some()),
-    ] {
+    for (flag, given) in [("--svg", a.svg.is_some()), ("--ascii", a.ascii)] {
         if given {
             return Err(CliError::Usage(format!(
                 "{flag}: not available in this build yet"
@@ -50,6 +46,10 @@ pub fn run(a: &RunArgs) -> Result<(), CliError> {
     let workers = thread_pool(a.threads)?;
     let mut out = match &a.out {
         Some(p) => Some(OutWriter::create(p, scene.params.substep)?),
+        None => None,
+    };
+    let obj = match &a.obj {
+        Some(p) => Some(super::obj::ObjWriter::create(p)?),
         None => None,
     };
     let work = frames as f64 * scene.particle_count() as f64 * f64::from(scene.params.iterations);
@@ -86,6 +86,9 @@ pub fn run(a: &RunArgs) -> Result<(), CliError> {
         return Err(CliError::Other(
             "the simulation produced non-finite positions; lower the substep or raise the iterations".into(),
         ));
+    }
+    if let Some(w) = obj {
+        workers.install(|| w.write(&pool))?;
     }
     println!(
         "{} cables, {} particles: {} frames, {} substeps, {:.3} s simulated in {:.3} s on {} threads",

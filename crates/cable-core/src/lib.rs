@@ -15,11 +15,14 @@
 //! assert_eq!(pool.positions(rope)?.len(), 21);
 //! # Ok::<(), cable_core::CableError>(())
 //! ```
+#![warn(clippy::unwrap_used)]
+#![cfg_attr(test, allow(clippy::unwrap_used))]
 
 pub mod bvh;
 pub mod cable;
 pub mod collider;
 pub mod error;
+pub mod mesh;
 pub mod pool;
 
 pub use bvh::{Aabb, Bvh};

@@ -7,7 +7,11 @@
 //! - [`constraints`]: Gauss-Seidel distance and bending constraints, rigid or XPBD;
 //! - [`collide`]: contact with spheres, capsules, planes and boxes, friction, no tunnelling
 //!   ([`narrow`] holds the shape queries);
-//! - [`step`]: the order of a substep and the fixed-substep [`Stepper`].
+//! - [`step`]: the order of a substep and the fixed-substep [`Stepper`];
+//! - `ecs` (feature `hecs`, on by default): cables, attachments and targets as hecs entities;
+//! - [`mesh`]: tube and ribbon meshes of every cable, in parallel, into
+//!   reused GPU-ready buffers; [`frame`]: the parallel-transport frames they
+//!   use; [`socket`]: transforms on a cable; [`snapshot`]: lock-free render hand-off.
 //!
 //! # Example
 //! ```
@@ -22,13 +26,21 @@
 //! assert!(pool.positions(rope)?[8].y < 0.0); // the middle sags
 //! # Ok::<(), cable_core::CableError>(())
 //! ```
+#![warn(clippy::unwrap_used)]
+#![cfg_attr(test, allow(clippy::unwrap_used))]
 
 pub mod attach;
 pub mod collide;
 pub mod constraints;
+#[cfg(feature = "hecs")]
+pub mod ecs;
+pub mod frame;
 pub mod integrate;
+pub mod mesh;
 pub mod narrow;
 pub mod params;
+pub mod snapshot;
+pub mod socket;
 pub mod step;
 
 pub use params::SolverParams;
