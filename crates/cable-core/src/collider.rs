@@ -517,8 +517,10 @@ impl ColliderSet {
     /// Moves a collider kinematically to a new pose. The motion from the
     /// pose of the previous substep to this one is what the next substep
     /// sees: cables in contact are pushed, and carried along by friction.
-    /// Set the pose once per frame; when a frame runs several substeps, the
-    /// first one sees the whole motion.
+    /// Set the pose once per frame and, when a frame runs several substeps,
+    /// the first one sees the whole motion; to spread it over them, set the
+    /// pose before each substep (`Stepper::advance_with` in `cable-systems`
+    /// calls back before every substep).
     ///
     /// For a plane, the pose moves and turns its frame (origin on the
     /// plane, local `+y` the outward normal).
