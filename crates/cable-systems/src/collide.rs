@@ -12,7 +12,9 @@
 //!    its previous to its predicted position is swept against the
 //!    candidates ([`crate::narrow::sweep_point`]); at the first hit the
 //!    motion into the shape is removed and the rest slides along the
-//!    surface, so a particle cannot jump across a thin box.
+//!    surface, so a particle cannot jump across a thin box; fast segments
+//!    are checked the same way at intermediate configurations, so a cable
+//!    cannot jump over a thin rod lying between two of its particles.
 //! 3. **Contact** ([`Contacts::project`], every solver iteration, after
 //!    the constraint sweep, as the UE4 sphere/capsule extension does): every
 //!    free particle within the cable `radius` of a shape is pushed out to
@@ -37,7 +39,7 @@ use std::cell::RefCell;
 use cable_core::{Aabb, CableMut, WorldShape};
 use glam::Vec3;
 
-use crate::narrow::{point_contact, segment_contact, sweep_point};
+use crate::narrow::{point_contact, segment_contact, support_gap, sweep_point};
 use crate::params::SolverParams;
 
 /// No collider touched this particle in this substep.
@@ -51,6 +53,9 @@ struct Scratch {
     push: Vec<Vec3>,
     /// Last collider that pushed each particle, or [`NONE`].
     touch: Vec<u32>,
+    /// Per candidate: the outward normal of each particle (rows `0..n`) and
+    /// segment (rows `n..2n`) at the start of the substep, or zero.
+    side: Vec<Vec3>,
 }
 
 thread_local! {
@@ -121,8 +126,104 @@ impl Contacts {
         s.touch.clear();
         s.touch.resize(n, NONE);
         let mut me = Self { s };
+        me.remember_sides(c, margin);
         me.sweep(c);
+        me.sweep_segments(c);
         me
+    }
+
+    /// Records on which side of each candidate every particle and segment
+    /// starts the substep (its outward normal there), so that a piece which
+    /// the constraints drag deep into or across a thin shape is pushed back
+    /// out on the side it came from, not through the nearest far face.
+    fn remember_sides(&mut self, c: &CableMut<'_>, margin: f32) {
+        let world = c.colliders.prepared();
+        let n = c.pos.len();
+        let s = &mut self.s;
+        s.side.clear();
+        s.side.resize(2 * n * s.cands.len(), Vec3::ZERO);
+        for (ci, &k) in s.cands.iter().enumerate() {
+            let col = &world[k as usize];
+            if matches!(col.shape, WorldShape::Plane { .. }) {
+                continue; // a half-space has one side only
+            }
+            let zone = col.aabb.expand(margin);
+            let side = &mut s.side[2 * n * ci..2 * n * (ci + 1)];
+            for (i, &p) in c.prev.iter().enumerate() {
+                if zone.contains(p) {
+                    let (phi, nrm) = point_contact(&col.shape, p);
+                    if phi > 0.0 {
+                        side[i] = nrm;
+                    }
+                }
+            }
+            for (i, w) in c.prev.windows(2).enumerate() {
+                if zone.overlaps(&Aabb::from_points(w[0], w[1])) {
+                    let (_, phi, nrm) = segment_contact(&col.shape, w[0], w[1]);
+                    if phi > 0.0 {
+                        side[n + i] = nrm;
+                    }
+                }
+            }
+        }
+    }
+
+    /// Continuous collision of fast segments: a segment that starts clear of
+    /// a shape and moves farther this substep than about half the shape's
+    /// thickness plus the cable radius is checked at intermediate
+    /// configurations (linear in time, spaced so that it cannot skip the
+    /// shape); at the first one in contact both particles are put there,
+    /// keeping their motion along the surface, so a cable cannot jump over
+    /// a thin rod or edge lying between two of its particles.
+    fn sweep_segments(&mut self, c: &mut CableMut<'_>) {
+        let world = c.colliders.prepared();
+        let r = c.params.radius;
+        for &k in &self.s.cands {
+            let col = &world[k as usize];
+            let thickness = match col.shape {
+                WorldShape::Plane { .. } => continue,
+                WorldShape::Sphere { radius, .. } | WorldShape::Capsule { radius, .. } => {
+                    2.0 * radius
+                }
+                WorldShape::Cuboid { half_extents, .. } => 2.0 * half_extents.min_element(),
+            };
+            let step = 0.5 * thickness + r;
+            for i in 0..c.pos.len() - 1 {
+                let (wa, wb) = (c.inv_mass[i], c.inv_mass[i + 1]);
+                let (a0, b0) = (c.prev[i], c.prev[i + 1]);
+                let (da, db) = (c.pos[i] - a0, c.pos[i + 1] - b0);
+                let motion = da.length().max(db.length());
+                if wa + wb <= 0.0 || motion <= step {
+                    continue;
+                }
+                let swept = Aabb::from_points(a0, b0)
+                    .with_point(c.pos[i])
+                    .with_point(c.pos[i + 1])
+                    .expand(r);
+                if !col.aabb.overlaps(&swept) || segment_contact(&col.shape, a0, b0).1 < r {
+                    continue;
+                }
+                // At most 64 checks: beyond that the motion is absurd anyway.
+                let n = (motion / step).ceil().min(64.0) as u32;
+                for j in 1..n {
+                    let t = j as f32 / n as f32;
+                    let (a, b) = (a0 + da * t, b0 + db * t);
+                    let (_, phi, nrm) = segment_contact(&col.shape, a, b);
+                    if phi < r {
+                        let rest = 1.0 - t;
+                        for (row, w, start, d) in [(i, wa, a, da), (i + 1, wb, b, db)] {
+                            if w > 0.0 {
+                                let into = d.dot(nrm).min(0.0);
+                                c.pos[row] = start + (d - nrm * into) * rest;
+                                self.s.push[row] += nrm * (-into * rest);
+                                self.s.touch[row] = k;
+                            }
+                        }
+                        break;
+                    }
+                }
+            }
+        }
     }
 
     /// Continuous collision of every free particle's motion this substep.
@@ -168,17 +269,19 @@ impl Contacts {
         let w = c.inv_mass;
         let n = c.pos.len();
         let s = &mut self.s;
-        for &k in &s.cands {
+        for (ci, &k) in s.cands.iter().enumerate() {
             let col = &world[k as usize];
             let zone = col.aabb.expand(r);
+            let side = &s.side[2 * n * ci..2 * n * (ci + 1)];
             let rows = c
                 .pos
                 .iter_mut()
                 .zip(w)
                 .zip(s.push.iter_mut().zip(&mut s.touch));
-            for ((p, &wi), (push, touch)) in rows {
+            for (((p, &wi), (push, touch)), &came) in rows.zip(side) {
                 if wi > 0.0 && zone.contains(*p) {
                     let (phi, nrm) = point_contact(&col.shape, *p);
+                    let (phi, nrm) = keep_side(&col.shape, *p, phi, nrm, came);
                     if phi < r {
                         let dp = nrm * (r - phi);
                         *p += dp;
@@ -198,6 +301,7 @@ impl Contacts {
                     continue;
                 }
                 let (t, phi, nrm) = segment_contact(&col.shape, a, b);
+                let (phi, nrm) = keep_side(&col.shape, a.lerp(b, t), phi, nrm, side[n + i]);
                 if phi >= r {
                     continue;
                 }
@@ -266,5 +370,18 @@ impl Contacts {
                 }
             }
         }
+    }
+}
+
+/// The contact to resolve for a piece at `p` with closest-feature contact
+/// (`phi`, `nrm`) that started the substep outside with normal `came` (zero
+/// if unknown): when the closest feature is now on the other side, the
+/// piece was dragged through and must go back the way it came.
+#[inline]
+fn keep_side(shape: &WorldShape, p: Vec3, phi: f32, nrm: Vec3, came: Vec3) -> (f32, Vec3) {
+    if came != Vec3::ZERO && nrm.dot(came) < 0.0 {
+        (support_gap(shape, p, came), came)
+    } else {
+        (phi, nrm)
     }
 }

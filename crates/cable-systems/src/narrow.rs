@@ -150,6 +150,31 @@ pub fn segment_contact(shape: &WorldShape, a: Vec3, b: Vec3) -> (f32, f32, Vec3)
     }
 }
 
+/// Signed distance of `p` beyond the plane with unit normal `n` that
+/// touches `shape` on its `n` side: `dot(p, n) − max over the shape of
+/// dot(x, n)`. The solver uses it to keep a point on the side of the shape
+/// it came from (see [`crate::collide`]).
+#[inline]
+#[must_use]
+pub fn support_gap(shape: &WorldShape, p: Vec3, n: Vec3) -> f32 {
+    match *shape {
+        WorldShape::Sphere { center, radius } => (p - center).dot(n) - radius,
+        WorldShape::Capsule { a, b, radius } => p.dot(n) - a.dot(n).max(b.dot(n)) - radius,
+        WorldShape::Plane { normal, offset } => p.dot(normal) - offset,
+        WorldShape::Cuboid {
+            center,
+            axes,
+            half_extents: h,
+            ..
+        } => {
+            let reach = axes.x_axis.dot(n).abs() * h.x
+                + axes.y_axis.dot(n).abs() * h.y
+                + axes.z_axis.dot(n).abs() * h.z;
+            (p - center).dot(n) - reach
+        }
+    }
+}
+
 /// Closest points of segments `p + s·d1` and `q + u·d2` (s, u in [0, 1]):
 /// Ericson, *Real-Time Collision Detection*, 5.1.9.
 #[must_use]
