@@ -14,7 +14,10 @@
 //!    motion into the shape is removed and the rest slides along the
 //!    surface, so a particle cannot jump across a thin box; fast segments
 //!    are checked the same way at intermediate configurations, so a cable
-//!    cannot jump over a thin rod lying between two of its particles.
+//!    cannot jump over a thin rod lying between two of its particles. The
+//!    side of each shape every particle and segment starts on is
+//!    remembered: a piece the constraints drag through a thin shape during
+//!    the iterations is pushed back out on that side.
 //! 3. **Contact** ([`Contacts::project`], every solver iteration, after
 //!    the constraint sweep, as the UE4 sphere/capsule extension does): every
 //!    free particle within the cable `radius` of a shape is pushed out to
