@@ -1,9 +1,11 @@
 //! Argument parsing and dispatch. Errors print one line on standard error
 //! and exit 2 (bad usage or scene) or 1 (anything else).
 
+mod anim;
 mod demo;
 mod out;
 mod run;
+mod svg_out;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -17,6 +19,8 @@ pub enum CliError {
     Usage(String),
     /// Anything else (I/O): exit code 1.
     Other(String),
+    /// Stopped by Ctrl-C: exit code 130, as shells report SIGINT.
+    Interrupted,
 }
 
 impl CliError {
@@ -24,11 +28,13 @@ impl CliError {
         match self {
             CliError::Usage(_) => 2,
             CliError::Other(_) => 1,
+            CliError::Interrupted => 130,
         }
     }
     fn message(&self) -> &str {
         match self {
             CliError::Usage(m) | CliError::Other(m) => m,
+            CliError::Interrupted => "interrupted",
         }
     }
 }
@@ -60,6 +66,10 @@ pub struct DemoArgs {
     /// Write an SVG picture of the run to FILE.
     #[arg(long, value_name = "FILE")]
     pub svg: Option<PathBuf>,
+    /// With --svg: a static picture of the final frame, segments coloured
+    /// by strain, instead of the animation.
+    #[arg(long, requires = "svg")]
+    pub svg_still: bool,
     /// Do not draw in the terminal.
     #[arg(long)]
     pub no_ascii: bool,
@@ -92,7 +102,12 @@ pub struct RunArgs {
     /// Write an SVG picture of the run to FILE.
     #[arg(long, value_name = "FILE")]
     pub svg: Option<PathBuf>,
-    /// Draw the run in the terminal.
+    /// With --svg: a static picture of the final frame, segments coloured
+    /// by strain, instead of the animation.
+    #[arg(long, requires = "svg")]
+    pub svg_still: bool,
+    /// Draw the run in the terminal (animated on a terminal, else the last
+    /// frame).
     #[arg(long)]
     pub ascii: bool,
     /// Write the final tube meshes as Wavefront OBJ to FILE.
