@@ -68,8 +68,7 @@ impl Animation {
         // Fails only when a handler is already set (a second animation in
         // the same process), which then sets the same flag.
         let _ = ctrlc::set_handler(|| INTERRUPTED.store(true, Ordering::Relaxed));
-        let (cols, rows) = terminal_size::terminal_size()
-            .map_or((80, 24), |(w, h)| (w.0, h.0));
+        let (cols, rows) = terminal_size::terminal_size().map_or((80, 24), |(w, h)| (w.0, h.0));
         let mut out = std::io::stdout().lock();
         let _ = out.write_all(ENTER.as_bytes());
         let _ = out.flush();
@@ -102,7 +101,11 @@ impl Animation {
                     seen = Some(seen.map_or((*p, *p), |(lo, hi)| (lo.min(*p), hi.max(*p))));
                 }
             }
-            for (lo, hi) in frame.shapes.iter().filter_map(cable_debug::Shape::world_bounds) {
+            for (lo, hi) in frame
+                .shapes
+                .iter()
+                .filter_map(cable_debug::Shape::world_bounds)
+            {
                 seen = Some(seen.map_or((lo, hi), |(a, b)| (a.min(lo), b.max(hi))));
             }
             self.seen = seen;

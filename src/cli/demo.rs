@@ -95,9 +95,8 @@ pub fn demo(a: &DemoArgs) -> Result<(), CliError> {
     if !a.no_ascii {
         // The last frame stays on the normal screen (or is all a pipe gets).
         let opts = if was_animated {
-            terminal_size::terminal_size().map_or(base, |(w, h)| {
-                anim::fit_terminal(&base, w.0, h.0.min(40))
-            })
+            terminal_size::terminal_size()
+                .map_or(base, |(w, h)| anim::fit_terminal(&base, w.0, h.0.min(40)))
         } else {
             base
         };

@@ -50,7 +50,11 @@ pub fn run(a: &RunArgs) -> Result<(), CliError> {
         None => None,
     };
     let svg = match &a.svg {
-        Some(p) => Some(SvgOut::create(p, &format!("cable run {}", a.scene), a.svg_still)?),
+        Some(p) => Some(SvgOut::create(
+            p,
+            &format!("cable run {}", a.scene),
+            a.svg_still,
+        )?),
         None => None,
     };
     let mut recorder = Recorder::new(svg_out::capacity(pool.particle_count()));
@@ -112,8 +116,11 @@ pub fn run(a: &RunArgs) -> Result<(), CliError> {
         s.write(&recorder)?;
     }
     if a.ascii {
-        let picture = render_frame_ascii(&Frame::capture(&pool, stepper.time()), &AsciiOptions::default())
-            .map_err(|e| CliError::Other(format!("internal: {e}")))?;
+        let picture = render_frame_ascii(
+            &Frame::capture(&pool, stepper.time()),
+            &AsciiOptions::default(),
+        )
+        .map_err(|e| CliError::Other(format!("internal: {e}")))?;
         print!("{picture}");
     }
     let wall = started.elapsed().as_secs_f64();

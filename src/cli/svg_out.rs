@@ -46,9 +46,17 @@ impl SvgOut {
         let last = recorder.frames().last().map_or(0.0, |f| f.time);
         let opts = SvgOptions {
             title: Some(if self.still {
-                format!("{}: t = {last:.2} s, segments coloured by strain", self.title)
+                format!(
+                    "{}: t = {last:.2} s, segments coloured by strain",
+                    self.title
+                )
             } else {
-                format!("{}: {:.2} s, {} frames", self.title, last, recorder.frames().len())
+                format!(
+                    "{}: {:.2} s, {} frames",
+                    self.title,
+                    last,
+                    recorder.frames().len()
+                )
             }),
             strain: self.still,
             ..SvgOptions::default()

@@ -336,12 +336,9 @@ impl Canvas for AsciiCanvas {
             ' '
         };
         let (w, h) = self.sub_size();
-        let Some((sa, sb)) = clip_segment(
-            self.to_sub(a),
-            self.to_sub(b),
-            Vec2::ZERO,
-            Vec2::new(w, h),
-        ) else {
+        let Some((sa, sb)) =
+            clip_segment(self.to_sub(a), self.to_sub(b), Vec2::ZERO, Vec2::new(w, h))
+        else {
             return;
         };
         let steps = (sb - sa).abs().max_element().ceil().max(1.0) as usize;

@@ -97,7 +97,11 @@ impl Shape {
             if r.is_finite() && r > 0.0 {
                 Ok(())
             } else {
-                Err(bad(index, "radius", format!("must be greater than 0, got {r}")))
+                Err(bad(
+                    index,
+                    "radius",
+                    format!("must be greater than 0, got {r}"),
+                ))
             }
         };
         match *self {
@@ -118,7 +122,11 @@ impl Shape {
                 if offset.is_finite() {
                     Ok(())
                 } else {
-                    Err(bad(index, "offset", format!("must be finite, got {offset}")))
+                    Err(bad(
+                        index,
+                        "offset",
+                        format!("must be finite, got {offset}"),
+                    ))
                 }
             }
             Shape::Box {
@@ -280,7 +288,10 @@ fn plane_trace(normal: Vec3, offset: f32, proj: &Projection) -> Vec<Outline> {
     let base = centre + n2u * ((k / m) - centre.dot(n2u));
     let dir = n2u.perp();
     let half = (proj.hi - proj.lo).length();
-    let mut out = vec![Outline::Polyline(vec![base - dir * half, base + dir * half])];
+    let mut out = vec![Outline::Polyline(vec![
+        base - dir * half,
+        base + dir * half,
+    ])];
     // Ticks into the solid (against the normal), every `step` metres.
     let step = crate::view::nice_length(half / 12.0);
     let tick = step * 0.4;

@@ -80,7 +80,7 @@ const PALETTE: [&str; 8] = [
 /// Pixel margins around the plot: left, top, right, bottom.
 const MARGIN: [f32; 4] = [72.0, 56.0, 24.0, 52.0];
 /// Extra right margin for the strain legend, pixels.
-const LEGEND_PX: f32 = 130.0;
+const LEGEND_PX: f32 = 120.0;
 
 /// Draws one frame as a static SVG picture.
 ///
@@ -110,7 +110,9 @@ pub fn render_svg(frame: &Frame, opts: &SvgOptions) -> Result<String, RenderErro
     c.header(&title, opts.view);
     c.shapes(frame, &proj);
     let strain_scale = opts.strain.then(|| strain_scale(frame));
-    c.out.push_str("<g class=\"cables\" fill=\"none\" stroke-linecap=\"round\" stroke-linejoin=\"round\">\n");
+    c.out.push_str(
+        "<g class=\"cables\" fill=\"none\" stroke-linecap=\"round\" stroke-linejoin=\"round\">\n",
+    );
     for (i, cable) in frame.cables.iter().enumerate() {
         let w = c.stroke(cable.radius);
         if let Some(scale) = strain_scale {
@@ -218,7 +220,9 @@ pub fn render_animation(frames: &[Frame], opts: &SvgOptions) -> Result<String, R
             "<animate attributeName=\"{attr}\" dur=\"{dur:.4}s\" repeatCount=\"indefinite\" calcMode=\"discrete\" keyTimes=\"{key_times}\" values=\"{values}\"/>"
         )
     };
-    c.out.push_str("<g class=\"cables\" fill=\"none\" stroke-linecap=\"round\" stroke-linejoin=\"round\">\n");
+    c.out.push_str(
+        "<g class=\"cables\" fill=\"none\" stroke-linecap=\"round\" stroke-linejoin=\"round\">\n",
+    );
     for (i, cable) in first.cables.iter().enumerate() {
         let paths: Vec<String> = frames
             .iter()
@@ -417,7 +421,13 @@ impl SvgCanvas {
                 let _ = write!(
                     d,
                     "{}{} {}",
-                    if pen_down { " L" } else if d.is_empty() { "M" } else { " M" },
+                    if pen_down {
+                        " L"
+                    } else if d.is_empty() {
+                        "M"
+                    } else {
+                        " M"
+                    },
                     self.num(p.x),
                     self.num(-p.y)
                 );
@@ -564,7 +574,8 @@ impl SvgCanvas {
         let x = l.hi.x + self.px(MARGIN[2] + 24.0);
         let (top, bottom) = (-l.hi.y + self.px(24.0), -l.hi.y + self.px(224.0));
         let w = self.px(18.0);
-        self.out.push_str("<defs><linearGradient id=\"strain\" x1=\"0\" y1=\"1\" x2=\"0\" y2=\"0\">");
+        self.out
+            .push_str("<defs><linearGradient id=\"strain\" x1=\"0\" y1=\"1\" x2=\"0\" y2=\"0\">");
         for k in 0..=4 {
             let u = k as f32 / 4.0;
             let _ = write!(
@@ -573,7 +584,8 @@ impl SvgCanvas {
                 strain_colour((u * 2.0 - 1.0) * scale, scale)
             );
         }
-        self.out.push_str("</linearGradient></defs>\n<g class=\"legend\" fill=\"#374151\">\n");
+        self.out
+            .push_str("</linearGradient></defs>\n<g class=\"legend\" fill=\"#374151\">\n");
         let _ = writeln!(
             self.out,
             "<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"url(#strain)\" stroke=\"#6b7280\" stroke-width=\"{}\"/>",
@@ -592,9 +604,11 @@ impl SvgCanvas {
         );
         let pct = scale * 100.0;
         for (y, label) in [
-            (top, format!("+{pct:.2} % stretched")),
-            ((top + bottom) * 0.5, "0 (rest length)".to_string()),
-            (bottom, format!("\u{2212}{pct:.2} % shorter")),
+            (top, format!("+{pct:.2} %")),
+            (top + self.px(14.0), "stretched".to_string()),
+            ((top + bottom) * 0.5, "0 (at rest)".to_string()),
+            (bottom - self.px(14.0), "shorter".to_string()),
+            (bottom, format!("\u{2212}{pct:.2} %")),
         ] {
             self.text(
                 Vec2::new(x + w + self.px(6.0), y + self.px(4.0)),

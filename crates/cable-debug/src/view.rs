@@ -48,13 +48,17 @@ impl ViewDir {
             ViewDir::Xz => (Vec3::X, Vec3::Z),
             ViewDir::Zy => (Vec3::Z, Vec3::Y),
             ViewDir::Along(d) => {
-                let fwd = d
-                    .try_normalize()
-                    .filter(|f| f.is_finite())
-                    .ok_or_else(|| {
-                        RenderError::option("view", format!("must be a finite non-zero direction, got {d}"))
-                    })?;
-                let world_up = if fwd.y.abs() > 0.999 { Vec3::Z } else { Vec3::Y };
+                let fwd = d.try_normalize().filter(|f| f.is_finite()).ok_or_else(|| {
+                    RenderError::option(
+                        "view",
+                        format!("must be a finite non-zero direction, got {d}"),
+                    )
+                })?;
+                let world_up = if fwd.y.abs() > 0.999 {
+                    Vec3::Z
+                } else {
+                    Vec3::Y
+                };
                 let right = fwd.cross(world_up).normalize();
                 (right, right.cross(fwd))
             }
@@ -175,7 +179,8 @@ impl Projection {
                 (lo, hi, ((min + max) * 0.5).dot(toward))
             }
             Fit::Bounds => {
-                let (mut lo3, mut hi3) = (Vec3::splat(f32::INFINITY), Vec3::splat(f32::NEG_INFINITY));
+                let (mut lo3, mut hi3) =
+                    (Vec3::splat(f32::INFINITY), Vec3::splat(f32::NEG_INFINITY));
                 for p in points() {
                     lo3 = lo3.min(*p);
                     hi3 = hi3.max(*p);
@@ -189,7 +194,8 @@ impl Projection {
                 if lo3.x > hi3.x {
                     (Vec2::splat(-1.0), Vec2::splat(1.0), 0.0)
                 } else {
-                    let (mut lo, mut hi) = (Vec2::splat(f32::INFINITY), Vec2::splat(f32::NEG_INFINITY));
+                    let (mut lo, mut hi) =
+                        (Vec2::splat(f32::INFINITY), Vec2::splat(f32::NEG_INFINITY));
                     for p in points() {
                         lo = lo.min(me.project(*p));
                         hi = hi.max(me.project(*p));
