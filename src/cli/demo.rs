@@ -4,7 +4,7 @@
 use std::io::Write;
 
 use cable::Scene;
-use cable_debug::{AsciiOptions, Frame, Recorder, render_frame_ascii};
+use cable_debug::{Frame, Recorder, render_frame_ascii};
 use cable_systems::Stepper;
 
 use super::anim::{self, Animation};
@@ -46,12 +46,17 @@ pub fn demo(a: &DemoArgs) -> Result<(), CliError> {
     let mut stepper = Stepper::new(scene.params).map_err(|e| CliError::Other(e.to_string()))?;
     let frames = super::run::frame_count(seconds, DT);
     let svg = match &a.svg {
-        Some(path) => Some(svg_out::SvgOut::create(path, "cable demo", a.svg_still)?),
+        Some(path) => Some(svg_out::SvgOut::create(
+            path,
+            "cable demo",
+            a.svg_still,
+            a.views.view,
+        )?),
         None => None,
     };
     let mut recorder = Recorder::new(svg_out::capacity(pool.particle_count()));
     recorder.offer(&pool, stepper.time());
-    let base = AsciiOptions::default();
+    let base = a.views.ascii();
     let mut animation = if a.no_ascii {
         None
     } else {

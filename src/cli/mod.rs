@@ -6,11 +6,14 @@ mod demo;
 mod out;
 mod run;
 mod svg_out;
+mod view_args;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{Args, Parser, Subcommand};
+
+pub use view_args::ViewArgs;
 
 /// A failure of a command, with its exit code.
 #[derive(Debug)]
@@ -73,6 +76,9 @@ pub struct DemoArgs {
     /// Do not draw in the terminal.
     #[arg(long)]
     pub no_ascii: bool,
+    /// How the terminal views and the SVG look at the scene.
+    #[command(flatten)]
+    pub views: ViewArgs,
 }
 
 /// Options of `cable run`.
@@ -113,6 +119,9 @@ pub struct RunArgs {
     /// Write the final tube meshes as Wavefront OBJ to FILE.
     #[arg(long, value_name = "FILE")]
     pub obj: Option<PathBuf>,
+    /// How the terminal views and the SVG look at the scene.
+    #[command(flatten)]
+    pub views: ViewArgs,
 }
 
 /// Options of `cable bench`.

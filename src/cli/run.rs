@@ -11,7 +11,7 @@ use super::anim::{self, Animation};
 use super::out::OutWriter;
 use super::svg_out::{self, SvgOut};
 use super::{CliError, RunArgs, check_seconds, thread_pool};
-use cable_debug::{AsciiOptions, Frame, Recorder, render_frame_ascii};
+use cable_debug::{Frame, Recorder, render_frame_ascii};
 
 /// Layouts this build knows.
 pub const LAYOUTS: &[&str] = &["soa"];
@@ -54,13 +54,14 @@ pub fn run(a: &RunArgs) -> Result<(), CliError> {
             p,
             &format!("cable run {}", a.scene),
             a.svg_still,
+            a.views.view,
         )?),
         None => None,
     };
     let mut recorder = Recorder::new(svg_out::capacity(pool.particle_count()));
     recorder.offer(&pool, stepper.time());
     let mut animation = if a.ascii {
-        Animation::start(&AsciiOptions::default())
+        Animation::start(&a.views.ascii())
     } else {
         None
     };
@@ -109,6 +110,7 @@ pub fn run(a: &RunArgs) -> Result<(), CliError> {
         Ok(())
     })?;
     bar.finish_and_clear();
+    let wall = started.elapsed().as_secs_f64();
     // Leave the alternate screen before printing anything else.
     drop(animation);
     if let Some(s) = svg {
@@ -116,14 +118,10 @@ pub fn run(a: &RunArgs) -> Result<(), CliError> {
         s.write(&recorder)?;
     }
     if a.ascii {
-        let picture = render_frame_ascii(
-            &Frame::capture(&pool, stepper.time()),
-            &AsciiOptions::default(),
-        )
-        .map_err(|e| CliError::Other(format!("internal: {e}")))?;
+        let picture = render_frame_ascii(&Frame::capture(&pool, stepper.time()), &a.views.ascii())
+            .map_err(|e| CliError::Other(format!("internal: {e}")))?;
         print!("{picture}");
     }
-    let wall = started.elapsed().as_secs_f64();
     if let Some(w) = out {
         w.finish()?;
     }

@@ -4,7 +4,7 @@ use std::fs::File;
 use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 
-use cable_debug::{Recorder, SvgOptions};
+use cable_debug::{Recorder, SvgOptions, ViewDir};
 
 use super::CliError;
 
@@ -26,18 +26,20 @@ pub struct SvgOut {
     file: File,
     title: String,
     still: bool,
+    view: ViewDir,
 }
 
 impl SvgOut {
     /// Creates the file. `still`: a static picture of the final frame
     /// coloured by strain instead of the animation.
-    pub fn create(path: &Path, title: &str, still: bool) -> Result<Self, CliError> {
+    pub fn create(path: &Path, title: &str, still: bool, view: ViewDir) -> Result<Self, CliError> {
         let file = File::create(path).map_err(|e| io_err(path, &e))?;
         Ok(Self {
             path: path.to_owned(),
             file,
             title: title.to_owned(),
             still,
+            view,
         })
     }
 
@@ -59,6 +61,7 @@ impl SvgOut {
                 )
             }),
             strain: self.still,
+            view: self.view,
             ..SvgOptions::default()
         };
         let text = if self.still {

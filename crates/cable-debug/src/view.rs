@@ -257,9 +257,10 @@ pub fn nice_length(target: f32) -> f32 {
     if !(target.is_finite() && target > 0.0) {
         return 1.0;
     }
-    let exp = target.log10().floor();
-    let base = 10f32.powf(exp);
-    let m = target / base;
+    // In f64 with an integer power, so 0.05 comes out as the f32 nearest 0.05.
+    let t = f64::from(target);
+    let base = 10f64.powi(t.log10().floor() as i32);
+    let m = t / base;
     let nice = if m < 2.0 {
         1.0
     } else if m < 5.0 {
@@ -267,7 +268,7 @@ pub fn nice_length(target: f32) -> f32 {
     } else {
         5.0
     };
-    nice * base
+    (nice * base) as f32
 }
 
 /// Formats a length in metres compactly: `2 m`, `0.5 m`, `20 m`, `1e-4 m`.
