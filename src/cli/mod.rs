@@ -69,8 +69,8 @@ pub struct DemoArgs {
     /// Write an SVG picture of the run to FILE.
     #[arg(long, value_name = "FILE")]
     pub svg: Option<PathBuf>,
-    /// With --svg: a static picture of the final frame, segments coloured
-    /// by strain, instead of the animation.
+    /// With --svg: a still of the final frame, segments coloured by strain,
+    /// over faint earlier frames, instead of the animation.
     #[arg(long, requires = "svg")]
     pub svg_still: bool,
     /// Do not draw in the terminal.
@@ -108,8 +108,8 @@ pub struct RunArgs {
     /// Write an SVG picture of the run to FILE.
     #[arg(long, value_name = "FILE")]
     pub svg: Option<PathBuf>,
-    /// With --svg: a static picture of the final frame, segments coloured
-    /// by strain, instead of the animation.
+    /// With --svg: a still of the final frame, segments coloured by strain,
+    /// over faint earlier frames, instead of the animation.
     #[arg(long, requires = "svg")]
     pub svg_still: bool,
     /// Draw the run in the terminal (animated on a terminal, else the last

@@ -11,6 +11,8 @@ use super::CliError;
 /// Most particle positions (particles × frames) an animated SVG holds;
 /// longer or bigger runs keep fewer, evenly spaced frames.
 const PARTICLE_FRAMES: usize = 1_000_000;
+/// Faint earlier frames behind the still of `--svg-still`.
+const GHOSTS: usize = 10;
 /// Most frames of an animated SVG.
 const MAX_FRAMES: usize = 300;
 
@@ -30,8 +32,8 @@ pub struct SvgOut {
 }
 
 impl SvgOut {
-    /// Creates the file. `still`: a static picture of the final frame
-    /// coloured by strain instead of the animation.
+    /// Creates the file. `still`: a still of the final frame
+    /// coloured by strain over faint earlier frames, instead of the animation.
     pub fn create(path: &Path, title: &str, still: bool, view: ViewDir) -> Result<Self, CliError> {
         let file = File::create(path).map_err(|e| io_err(path, &e))?;
         Ok(Self {
@@ -49,7 +51,7 @@ impl SvgOut {
         let opts = SvgOptions {
             title: Some(if self.still {
                 format!(
-                    "{}: t = {last:.2} s, segments coloured by strain",
+                    "{}: t = {last:.2} s, segments coloured by strain, earlier frames faint",
                     self.title
                 )
             } else {
@@ -65,7 +67,7 @@ impl SvgOut {
             ..SvgOptions::default()
         };
         let text = if self.still {
-            recorder.frame_svg(recorder.frames().len().saturating_sub(1), &opts)
+            recorder.trail_svg(GHOSTS, &opts)
         } else {
             recorder.to_svg(&opts)
         }

@@ -42,5 +42,5 @@ pub use canvas::{Canvas, Pen, draw_frame};
 pub use error::RenderError;
 pub use frame::{CableFrame, Frame, Recorder};
 pub use shape::{Outline, Shape};
-pub use svg::{SvgOptions, render_animation, render_svg};
+pub use svg::{SvgOptions, render_animation, render_svg, render_trail};
 pub use view::{Fit, Projection, ViewDir};

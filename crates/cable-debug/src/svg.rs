@@ -99,8 +99,47 @@ const LEGEND_PX: f32 = 120.0;
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 pub fn render_svg(frame: &Frame, opts: &SvgOptions) -> Result<String, RenderError> {
+    still(frame, &[], opts)
+}
+
+/// Draws the last of `frames` as a still (see [`render_svg`]) over up to
+/// `ghosts` earlier frames, evenly spaced and drawn faintly (`class="ghost"`),
+/// so one picture shows how the cables moved.
+///
+/// # Errors
+/// No frames, invalid options or shapes.
+///
+/// # Example
+/// ```
+/// use cable_core::{CableDesc, ParticlePool};
+/// use cable_debug::{Frame, SvgOptions, render_trail};
+/// use glam::Vec3;
+/// let mut pool = ParticlePool::new();
+/// pool.add_cable(&CableDesc::line(Vec3::ZERO, Vec3::X, 1.0, 4)?)?;
+/// let frames = vec![Frame::capture(&pool, 0.0), Frame::capture(&pool, 0.1), Frame::capture(&pool, 0.2)];
+/// let svg = render_trail(&frames, 8, &SvgOptions::default())?;
+/// assert_eq!(svg.matches("class=\"ghost\"").count(), 2);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn render_trail(
+    frames: &[Frame],
+    ghosts: usize,
+    opts: &SvgOptions,
+) -> Result<String, RenderError> {
+    let (last, earlier) = frames.split_last().ok_or(RenderError::NoFrames)?;
+    let n = ghosts.min(earlier.len());
+    // Evenly spaced from the first frame on, ending one step before the last.
+    let picked: Vec<&Frame> = (0..n).map(|k| &earlier[k * earlier.len() / n]).collect();
+    still(last, &picked, opts)
+}
+
+fn still(frame: &Frame, ghosts: &[&Frame], opts: &SvgOptions) -> Result<String, RenderError> {
     opts.validate()?;
-    let proj = Projection::new(frame, opts.view, opts.fit)?;
+    let proj = Projection::for_frames(
+        std::iter::once(frame).chain(ghosts.iter().copied()),
+        opts.view,
+        opts.fit,
+    )?;
     let layout = Layout::new(&proj, opts, opts.strain);
     let title = opts
         .title
@@ -109,6 +148,22 @@ pub fn render_svg(frame: &Frame, opts: &SvgOptions) -> Result<String, RenderErro
     let mut c = SvgCanvas::new(layout);
     c.header(&title, opts.view);
     c.shapes(frame, &proj);
+    if !ghosts.is_empty() {
+        c.out.push_str("<g class=\"ghosts\" fill=\"none\" stroke-linecap=\"round\" stroke-linejoin=\"round\" opacity=\"0.22\">\n");
+        for g in ghosts {
+            for (i, cable) in g.cables.iter().enumerate() {
+                let d = c.path(cable.points.iter().map(|p| proj.project(*p)));
+                let _ = writeln!(
+                    c.out,
+                    "<path class=\"ghost\" data-time=\"{:.3}\" stroke=\"{}\" stroke-width=\"{}\" d=\"{d}\"/>",
+                    g.time,
+                    PALETTE[i % PALETTE.len()],
+                    c.num(c.px(c.l.min_stroke_px))
+                );
+            }
+        }
+        c.out.push_str("</g>\n");
+    }
     let strain_scale = opts.strain.then(|| strain_scale(frame));
     c.out.push_str(
         "<g class=\"cables\" fill=\"none\" stroke-linecap=\"round\" stroke-linejoin=\"round\">\n",
@@ -278,6 +333,15 @@ impl Recorder {
     /// No frames, invalid options or shapes.
     pub fn to_svg(&self, opts: &SvgOptions) -> Result<String, RenderError> {
         render_animation(self.frames(), opts)
+    }
+
+    /// A still of the last recorded frame over `ghosts` faint earlier ones
+    /// (see [`render_trail`]).
+    ///
+    /// # Errors
+    /// No frames, invalid options or shapes.
+    pub fn trail_svg(&self, ghosts: usize, opts: &SvgOptions) -> Result<String, RenderError> {
+        render_trail(self.frames(), ghosts, opts)
     }
 
     /// A static SVG of recorded frame `index` (see [`render_svg`]).

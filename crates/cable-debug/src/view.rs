@@ -139,10 +139,15 @@ impl Projection {
     /// # Errors
     /// A bad direction, a non-finite or empty fit box, or an invalid shape of
     /// a frame.
-    pub fn for_frames(frames: &[Frame], dir: ViewDir, fit: Fit) -> Result<Self, RenderError> {
+    pub fn for_frames<'a>(
+        frames: impl IntoIterator<Item = &'a Frame>,
+        dir: ViewDir,
+        fit: Fit,
+    ) -> Result<Self, RenderError> {
+        let frames: Vec<&Frame> = frames.into_iter().collect();
         let (right, up) = dir.basis()?;
         let toward = right.cross(up);
-        frames.iter().try_for_each(Frame::validate)?;
+        frames.iter().try_for_each(|f| f.validate())?;
         let points = || {
             frames
                 .iter()

@@ -324,3 +324,44 @@ fn titles_are_escaped_and_bad_input_is_refused() {
         "shapes[0].radius: must be greater than 0, got NaN"
     );
 }
+
+#[test]
+fn a_trail_draws_earlier_frames_faintly_inside_the_view_box() {
+    let (_, rec) = record(120, 40);
+    let frames = rec.frames();
+    let svg = cable_debug::render_trail(
+        frames,
+        6,
+        &SvgOptions {
+            strain: true,
+            ..SvgOptions::default()
+        },
+    )
+    .unwrap();
+    let doc = roxmltree::Document::parse(&svg).unwrap();
+    let vb = view_box(&doc);
+    let ghosts: Vec<_> = doc
+        .descendants()
+        .filter(|n| n.attribute("class") == Some("ghost"))
+        .collect();
+    // 6 earlier frames × 3 cables, none of them the last frame.
+    assert_eq!(ghosts.len(), 18);
+    let last = frames[frames.len() - 1].time;
+    for g in &ghosts {
+        let t: f64 = g.attribute("data-time").unwrap().parse().unwrap();
+        assert!(t < last);
+    }
+    for p in frames
+        .iter()
+        .flat_map(|f| f.cables.iter().flat_map(|c| &c.points))
+    {
+        assert_inside(vb, *p);
+    }
+    // Still one drawn element per cable.
+    assert_eq!(
+        doc.descendants()
+            .filter(|n| n.attribute("class") == Some("cable"))
+            .count(),
+        3
+    );
+}
