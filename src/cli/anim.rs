@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 use cable_debug::{AsciiOptions, Fit, Frame, RenderError, render_frame_ascii};
 use glam::Vec3;
 
-/// Set by the Ctrl-C (SIGINT/SIGTERM) handler; the frame loop stops on it.
+/// Set by the Ctrl-C handler (SIGINT, SIGTERM, SIGHUP); the frame loop stops on it.
 static INTERRUPTED: AtomicBool = AtomicBool::new(false);
 
 /// Enter the alternate screen, hide the cursor, clear.
@@ -94,6 +94,14 @@ impl Animation {
         let now = Instant::now();
         if now >= self.next_draw {
             self.next_draw = now + Duration::from_secs_f64(1.0 / MAX_FPS);
+            // Follow the terminal's size; clear once when it changes.
+            if let Some((w, h)) = terminal_size::terminal_size() {
+                let sized = fit_terminal(&self.opts, w.0, h.0);
+                if (sized.width, sized.height) != (self.opts.width, self.opts.height) {
+                    self.opts = sized;
+                    let _ = std::io::stdout().lock().write_all(b"\x1b[2J");
+                }
+            }
             let frame = frame();
             let mut seen = self.seen;
             for p in frame.cables.iter().flat_map(|c| &c.points) {

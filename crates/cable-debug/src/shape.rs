@@ -288,6 +288,9 @@ fn plane_trace(normal: Vec3, offset: f32, proj: &Projection) -> Vec<Outline> {
     let base = centre + n2u * ((k / m) - centre.dot(n2u));
     let dir = n2u.perp();
     let half = (proj.hi - proj.lo).length();
+    if !(half.is_finite() && base.is_finite()) {
+        return Vec::new();
+    }
     let mut out = vec![Outline::Polyline(vec![
         base - dir * half,
         base + dir * half,
@@ -296,7 +299,8 @@ fn plane_trace(normal: Vec3, offset: f32, proj: &Projection) -> Vec<Outline> {
     let step = crate::view::nice_length(half / 12.0);
     let tick = step * 0.4;
     let along0 = ((base - centre).dot(dir) / step).floor();
-    let count = (2.0 * half / step).ceil() as i32;
+    // About 24 ticks span the view; the cap only guards against rounding.
+    let count = ((2.0 * half / step).ceil() as i32).min(64);
     for i in -count..=count {
         let at = base + dir * ((along0 + i as f32) * step);
         let end = at - (n2u + dir) * (tick * std::f32::consts::FRAC_1_SQRT_2);

@@ -545,7 +545,7 @@ impl SvgCanvas {
         let ticks = |lo: f32, hi: f32| {
             let first = (lo / step).ceil() as i64;
             let last = (hi / step).floor() as i64;
-            (first..=last.min(first + 200)).map(|k| k as f32 * step)
+            (first..=last.min(first.saturating_add(200))).map(|k| k as f32 * step)
         };
         let _ = writeln!(
             self.out,

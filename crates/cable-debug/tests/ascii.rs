@@ -396,3 +396,41 @@ fn bad_options_and_shapes_name_the_field() {
     let e = render_frame_ascii(&bad, &AsciiOptions::default()).unwrap_err();
     assert_eq!(e.to_string(), "shapes[1].normal: must not be zero");
 }
+
+#[test]
+fn extreme_coordinates_never_panic() {
+    let cases: [&[Vec3]; 5] = [
+        &[Vec3::splat(-1.0e30), Vec3::splat(1.0e30)],
+        &[Vec3::splat(f32::MAX), Vec3::splat(f32::MIN), Vec3::ZERO],
+        &[Vec3::ZERO, Vec3::splat(1.0e-30)],
+        &[Vec3::splat(1.0e30), Vec3::splat(1.0e30 + 1.0e24)],
+        &[Vec3::INFINITY, Vec3::NAN, Vec3::ONE],
+    ];
+    for pts in cases {
+        let f = Frame {
+            cables: vec![CableFrame::from_points(pts.to_vec(), true, true, 0.05)],
+            shapes: vec![Shape::Plane {
+                normal: Vec3::new(1.0, 1.0, 0.0),
+                offset: 1.0e30,
+            }],
+            ..Frame::default()
+        };
+        for mode in [AsciiMode::Braille, AsciiMode::Plain] {
+            let text = render_frame_ascii(&f, &opts(mode)).unwrap();
+            assert!(text.lines().count() >= 2);
+        }
+        let svg = cable_debug::render_svg(
+            &f,
+            &cable_debug::SvgOptions {
+                strain: true,
+                ..Default::default()
+            },
+        )
+        .unwrap();
+        assert!(svg.ends_with("</svg>\n"));
+        let anim =
+            cable_debug::render_animation(&[f.clone(), f], &cable_debug::SvgOptions::default())
+                .unwrap();
+        assert!(anim.ends_with("</svg>\n"));
+    }
+}
