@@ -66,7 +66,8 @@ pub struct DemoArgs {
     /// Simulated seconds.
     #[arg(long, default_value_t = 5.0)]
     pub seconds: f64,
-    /// Write an SVG picture of the run to FILE.
+    /// Write an SVG of the run to FILE: an animation of at most 300 evenly
+    /// spaced frames (or a still with --svg-still).
     #[arg(long, value_name = "FILE")]
     pub svg: Option<PathBuf>,
     /// With --svg: a still of the final frame, segments coloured by strain,
@@ -105,7 +106,8 @@ pub struct RunArgs {
     /// Write every K-th frame to --out (the last frame always).
     #[arg(long, default_value_t = 1)]
     pub every: u64,
-    /// Write an SVG picture of the run to FILE.
+    /// Write an SVG of the run to FILE: an animation of at most 300 evenly
+    /// spaced frames (or a still with --svg-still).
     #[arg(long, value_name = "FILE")]
     pub svg: Option<PathBuf>,
     /// With --svg: a still of the final frame, segments coloured by strain,
