@@ -4,7 +4,7 @@
 use std::io::Write;
 
 use cable::Scene;
-use cable_debug::{Frame, Recorder, render_frame_ascii};
+use cable_debug::{Frame, Recorder, Shape, render_frame_ascii};
 use cable_systems::Stepper;
 
 use super::anim::{self, Animation};
@@ -54,7 +54,11 @@ pub fn demo(a: &DemoArgs) -> Result<(), CliError> {
         )?),
         None => None,
     };
-    let mut recorder = Recorder::new(svg_out::capacity(pool.particle_count()));
+    // Collider outlines of the debug views. When scenes carry colliders
+    // (issue 3), fill this from them: `scene.colliders.iter().map(Shape::from)`.
+    let shapes: Vec<Shape> = Vec::new();
+    let mut recorder =
+        Recorder::new(svg_out::capacity(pool.particle_count())).with_shapes(shapes.clone());
     recorder.offer(&pool, stepper.time());
     let base = a.views.ascii();
     let mut animation = if a.no_ascii {
@@ -81,7 +85,7 @@ pub fn demo(a: &DemoArgs) -> Result<(), CliError> {
             );
             an.tick(
                 f as f64 * f64::from(DT),
-                || Frame::capture(&pool, stepper.time()),
+                || Frame::capture(&pool, stepper.time()).with_shapes(shapes.clone()),
                 &status,
             )
             .map_err(|e| CliError::Other(format!("internal: {e}")))?;
@@ -105,8 +109,11 @@ pub fn demo(a: &DemoArgs) -> Result<(), CliError> {
         } else {
             base
         };
-        let picture = render_frame_ascii(&Frame::capture(&pool, stepper.time()), &opts)
-            .map_err(|e| CliError::Other(format!("internal: {e}")))?;
+        let picture = render_frame_ascii(
+            &Frame::capture(&pool, stepper.time()).with_shapes(shapes),
+            &opts,
+        )
+        .map_err(|e| CliError::Other(format!("internal: {e}")))?;
         let _ = write!(stdout, "{picture}");
     }
     let _ = writeln!(
