@@ -118,7 +118,8 @@ impl Animation {
             }
             self.seen = seen;
             let opts = match seen {
-                Some((lo, hi)) => {
+                // A blown-up simulation can overflow the box: fit each frame then.
+                Some((lo, hi)) if ((hi - lo) * 1.1).is_finite() => {
                     let margin = Vec3::splat((hi - lo).max_element().max(1.0e-3) * 0.04);
                     AsciiOptions {
                         fit: Fit::Box {
@@ -128,7 +129,7 @@ impl Animation {
                         ..self.opts
                     }
                 }
-                None => self.opts,
+                _ => self.opts,
             };
             let picture = render_frame_ascii(&frame, &opts)?;
             let mut screen = String::with_capacity(picture.len() + 256);
@@ -137,7 +138,8 @@ impl Animation {
                 screen.push_str(line);
                 screen.push_str("\x1b[K\r\n");
             }
-            screen.push_str(status);
+            // One line only: a wrapped status would scroll the picture.
+            screen.extend(status.chars().take(self.opts.width));
             screen.push_str("\x1b[K\x1b[J");
             let mut out = std::io::stdout().lock();
             let _ = out.write_all(screen.as_bytes());
