@@ -28,9 +28,9 @@ pub enum AsciiMode {
 pub struct AsciiOptions {
     /// Columns of the picture (8..=2000).
     pub width: usize,
-    /// Rows of the picture, not counting the scale line (2..=2000). With
-    /// [`Fit::Bounds`] these are the most rows and columns used: the picture
-    /// keeps only what the content needs, with no blank bands.
+    /// Rows of the picture, not counting the scale line (2..=2000). Width
+    /// and height are the most used: the picture keeps only the rows and
+    /// columns the framed rectangle needs, with no blank bands.
     pub height: usize,
     /// Height of a terminal cell over its width (0.25..=8); 2 keeps circles
     /// round in most terminal fonts.
@@ -176,16 +176,10 @@ impl AsciiCanvas {
         let span = (proj.hi - proj.lo).max(Vec2::splat(1.0e-6));
         let per_col = (span.x / cols as f32).max(span.y / (rows as f32 * aspect));
         let per_row = per_col * aspect;
-        // Fitted to the bounds, the picture takes only the rows and columns
-        // the content needs (no blank bands); a given box keeps its size.
-        let (cols, rows) = if opts.fit == Fit::Bounds {
-            (
-                ((span.x / per_col).ceil() as usize).clamp(1, cols),
-                ((span.y / per_row).ceil() as usize).clamp(1, rows),
-            )
-        } else {
-            (cols, rows)
-        };
+        // The picture takes only the rows and columns the framed rectangle
+        // needs: no blank bands.
+        let cols = ((span.x / per_col).ceil() as usize).clamp(1, cols);
+        let rows = ((span.y / per_row).ceil() as usize).clamp(1, rows);
         let centre = (proj.lo + proj.hi) * 0.5;
         let sub = match opts.mode {
             AsciiMode::Braille => (2, 4),
