@@ -126,7 +126,7 @@ impl Scene {
                 None => msg,
             };
             let at = format!("line {} column {}", inner.line(), inner.column());
-            if path.is_empty() || path == "." || inner.is_syntax() || inner.is_eof() {
+            if path.is_empty() || path == "." || inner.is_eof() {
                 SceneError::at(format!("scene {at}"), reason)
             } else {
                 SceneError::at(format!("scene.{path} ({at})"), reason)
@@ -332,8 +332,16 @@ fn opt_f32(place: &str, v: Option<f64>, default: f32) -> Result<f32, SceneError>
 fn opt_u32(place: &str, v: Option<u64>, default: u32) -> Result<u32, SceneError> {
     match v {
         None => Ok(default),
-        Some(v) => u32::try_from(v)
-            .map_err(|_| SceneError::at(place, format!("is far too large, got {v}"))),
+        // Beyond u32 the value is out of every accepted range: name the range,
+        // quoting the value as written.
+        Some(v) => u32::try_from(v).map_err(|_| {
+            let max = if place.ends_with("iterations") {
+                cable_systems::params::MAX_ITERATIONS
+            } else {
+                cable_systems::params::MAX_SUBSTEPS
+            };
+            SceneError::at(place, format!("must be between 1 and {max}, got {v}"))
+        }),
     }
 }
 

@@ -5,7 +5,8 @@
 //! - [`attach`]: attached ends follow their targets;
 //! - [`integrate`]: position Verlet with gravity, force and damping;
 //! - [`constraints`]: Gauss-Seidel distance and bending constraints, rigid or XPBD;
-//! - [`step`]: the order of a substep and the fixed-substep [`Stepper`].
+//! - [`step`]: the order of a substep and the fixed-substep [`Stepper`];
+//! - `ecs` (feature `hecs`, on by default): cables, attachments and targets as hecs entities.
 //!
 //! # Example
 //! ```
@@ -25,6 +26,8 @@
 
 pub mod attach;
 pub mod constraints;
+#[cfg(feature = "hecs")]
+pub mod ecs;
 pub mod integrate;
 pub mod params;
 pub mod step;

@@ -123,6 +123,43 @@ impl Stepper {
     /// # Errors
     /// `frame_dt` negative or not finite (the pool is untouched).
     pub fn advance(&mut self, pool: &mut ParticlePool, frame_dt: f32) -> Result<u32, CableError> {
+        self.advance_with(pool, frame_dt, |_, _, _| {})
+    }
+
+    /// Like [`Stepper::advance`], but calls `before_substep(pool, k, n)`
+    /// before substep `k` of the `n` this frame runs (k = 0..n), so a caller
+    /// can move attachment targets smoothly across the substeps of a frame
+    /// (the ECS layer interpolates a moving hand this way).
+    ///
+    /// # Errors
+    /// `frame_dt` negative or not finite (the pool is untouched).
+    ///
+    /// # Example
+    /// ```
+    /// use cable_core::{CableDesc, End, ParticlePool};
+    /// use cable_systems::{SolverParams, Stepper};
+    /// use glam::Vec3;
+    ///
+    /// let mut pool = ParticlePool::new();
+    /// let rope = pool.add_cable(&CableDesc::line(Vec3::ZERO, Vec3::X * 2.0, 2.0, 8)?)?;
+    /// let mut stepper = Stepper::new(SolverParams { substep: 0.005, ..SolverParams::default() })?;
+    /// let (from, to) = (Vec3::ZERO, Vec3::new(0.0, 1.0, 0.0));
+    /// stepper.advance_with(&mut pool, 0.02, |pool, k, n| {
+    ///     let t = (k + 1) as f32 / n as f32;
+    ///     let _ = pool.set_attachment(rope, End::Start, Some(from.lerp(to, t)));
+    /// })?;
+    /// assert_eq!(pool.positions(rope)?[0], to);
+    /// # Ok::<(), cable_core::CableError>(())
+    /// ```
+    pub fn advance_with<F>(
+        &mut self,
+        pool: &mut ParticlePool,
+        frame_dt: f32,
+        mut before_substep: F,
+    ) -> Result<u32, CableError>
+    where
+        F: FnMut(&mut ParticlePool, u32, u32),
+    {
         let dt = cable_core::error::check_finite("frame_dt", frame_dt)?;
         if dt < 0.0 {
             return Err(CableError::OutOfRange {
@@ -133,17 +170,22 @@ impl Stepper {
         }
         let h = f64::from(self.params.substep);
         self.accumulator += f64::from(dt);
+        // How many substeps this frame runs, decided before running them.
         let mut n = 0;
-        while n < self.params.max_substeps && self.accumulator >= h * (1.0 - ACCUMULATOR_SLACK) {
-            substep(pool, &self.params);
-            self.accumulator -= h;
+        let mut acc = self.accumulator;
+        while n < self.params.max_substeps && acc >= h * (1.0 - ACCUMULATOR_SLACK) {
+            acc -= h;
             n += 1;
         }
-        if self.accumulator >= h {
-            // Capped: drop the whole substeps we could not afford, keep the fraction.
-            self.accumulator %= h;
+        for k in 0..n {
+            before_substep(pool, k, n);
+            substep(pool, &self.params);
         }
-        self.accumulator = self.accumulator.max(0.0);
+        if acc >= h {
+            // Capped: drop the whole substeps we could not afford, keep the fraction.
+            acc %= h;
+        }
+        self.accumulator = acc.max(0.0);
         self.substeps_run += u64::from(n);
         Ok(n)
     }
