@@ -64,7 +64,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         }
         if frame % 60 == 0 {
             println!("t = {t:.1} s, trolley at x = {:.2} m", trolley.position.x);
-            print!("{}", render_ascii(&pool, &opts));
+            print!("{}", render_ascii(&pool, &opts)?);
         }
     }
     let load = *pool.positions(h)?.last().ok_or("empty cable")?;

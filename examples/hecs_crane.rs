@@ -69,7 +69,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         cables.step(&mut world, dt)?;
         if frame % 60 == 0 {
             println!("t = {t:.1} s, trolley at x = {x:.2} m");
-            print!("{}", render_ascii(cables.pool(), &opts));
+            print!("{}", render_ascii(cables.pool(), &opts)?);
         }
     }
     let load_pos = *world

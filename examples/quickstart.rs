@@ -40,7 +40,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         stepper.advance(&mut pool, 1.0 / 60.0)?;
     }
 
-    print!("{}", render_ascii(&pool, &AsciiOptions::default()));
+    print!("{}", render_ascii(&pool, &AsciiOptions::default())?);
     let mid = pool.positions(bridge)?[16];
     let tip = *pool.positions(hook)?.last().ok_or("empty cable")?;
     println!(

@@ -224,7 +224,15 @@ fn demo_runs_and_prints_a_picture() {
         .unwrap();
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let stdout = String::from_utf8_lossy(&o.stdout);
-    assert!(stdout.contains('#') && stdout.contains('O'), "{stdout}");
+    // Braille lines, pinned ends as ● and the scale line (issue 5's renderer).
+    assert!(
+        stdout.contains('●')
+            && stdout.contains("view xy")
+            && stdout
+                .chars()
+                .any(|c| ('\u{2801}'..='\u{28ff}').contains(&c)),
+        "{stdout}"
+    );
     assert!(stdout.contains("demo:"));
 }
 
