@@ -47,11 +47,7 @@ pub fn demo(a: &DemoArgs) -> Result<(), CliError> {
             .map_err(|e| CliError::Other(format!("internal: {e}")))?;
         if animate && f % 2 == 0 {
             let picture = render_ascii(&pool, &opts);
-            let _ = writeln!(
-                stdout,
-                "\x1b[H\x1b[2J{picture}t = {:.2} s",
-                stepper.time()
-            );
+            let _ = writeln!(stdout, "\x1b[H\x1b[2J{picture}t = {:.2} s", stepper.time());
             let _ = stdout.flush();
             let due = started + Duration::from_secs_f64(f as f64 * f64::from(dt));
             if let Some(wait) = due.checked_duration_since(Instant::now()) {

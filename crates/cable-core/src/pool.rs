@@ -528,6 +528,7 @@ impl ParticlePool {
         self.compact();
         Columns {
             base: 0,
+            first_cable: 0,
             pos: &mut self.pos,
             prev: &mut self.prev,
             inv_mass: &self.inv_mass,
@@ -549,6 +550,52 @@ impl ParticlePool {
         F: Fn(CableMut<'_>) + Sync,
     {
         self.columns_mut().par_for_each(&f);
+    }
+
+    /// Like [`ParticlePool::par_for_each_cable`], and also passes each cable's
+    /// index among the live cables in row order (the order of
+    /// [`ParticlePool::handles`]), so callers can pair a cable with data of
+    /// their own kept in that order (layout mirrors do).
+    pub fn par_for_each_cable_indexed<F>(&mut self, f: F)
+    where
+        F: Fn(usize, CableMut<'_>) + Sync,
+    {
+        self.columns_mut().par_for_each_indexed(&f);
+    }
+
+    /// A read-only view of the live cable with index `index` in row order
+    /// (the order of [`ParticlePool::handles`]), or `None` past the end.
+    /// O(1) once compacted (stepping compacts), O(cables) otherwise.
+    ///
+    /// # Example
+    /// ```
+    /// use cable_core::{CableDesc, ParticlePool};
+    /// use glam::Vec3;
+    ///
+    /// let mut pool = ParticlePool::new();
+    /// pool.add_cable(&CableDesc::line(Vec3::ZERO, Vec3::X, 1.0, 4)?)?;
+    /// let c = pool.cable(0).expect("one cable");
+    /// assert_eq!((c.pos.len(), c.rest[3], c.inv_mass[0]), (5, 0.25, 0.0));
+    /// assert!(pool.cable(1).is_none());
+    /// # Ok::<(), cable_core::CableError>(())
+    /// ```
+    #[must_use]
+    pub fn cable(&self, index: usize) -> Option<CableRef<'_>> {
+        let rec = if self.garbage_rows == 0 {
+            self.cables.get(index)?
+        } else {
+            self.cables.iter().filter(|c| c.alive).nth(index)?
+        };
+        let rows = rec.first..rec.first + rec.count;
+        Some(CableRef {
+            handle: rec.handle,
+            pos: &self.pos[rows.clone()],
+            prev: &self.prev[rows.clone()],
+            inv_mass: &self.inv_mass[rows.clone()],
+            rest: &self.rest[rows],
+            params: &rec.params,
+            attach: &rec.attach,
+        })
     }
 
     fn debug_check(&self) {
@@ -600,10 +647,32 @@ impl ExactSizeIterator for LiveHandles<'_> {}
 /// hands to one rayon task.
 pub const PAR_GRAIN: usize = 4096;
 
+/// A read-only view of one cable's rows and parameters
+/// ([`ParticlePool::cable`]).
+#[derive(Debug, Clone, Copy)]
+pub struct CableRef<'a> {
+    /// The cable's handle.
+    pub handle: CableHandle,
+    /// Positions, metres.
+    pub pos: &'a [Vec3],
+    /// Previous positions (Verlet state).
+    pub prev: &'a [Vec3],
+    /// Inverse masses; 0 = pinned.
+    pub inv_mass: &'a [f32],
+    /// Rest length of the segment starting at each row, metres; last entry 0.
+    pub rest: &'a [f32],
+    /// The cable's parameters.
+    pub params: &'a CableParams,
+    /// Attachment target of each end ([`End::slot`] order).
+    pub attach: &'a [Option<Vec3>; 2],
+}
+
 /// Mutable, disjoint borrows of the particle columns of a run of cables.
 #[derive(Debug)]
 pub struct Columns<'a> {
     base: usize,
+    /// Index (among the live cables, row order) of the run's first cable.
+    first_cable: usize,
     pos: &'a mut [Vec3],
     prev: &'a mut [Vec3],
     inv_mass: &'a [f32],
@@ -666,6 +735,7 @@ impl<'a> Columns<'a> {
         (
             Columns {
                 base: self.base,
+                first_cable: self.first_cable,
                 pos: p0,
                 prev: q0,
                 inv_mass: w0,
@@ -676,6 +746,7 @@ impl<'a> Columns<'a> {
             },
             Columns {
                 base: self.base + row,
+                first_cable: self.first_cable + k,
                 pos: p1,
                 prev: q1,
                 inv_mass: w1,
@@ -689,14 +760,20 @@ impl<'a> Columns<'a> {
 
     /// Calls `f` on each cable of the run in order, on this thread.
     pub fn for_each(self, f: &impl Fn(CableMut<'_>)) {
+        self.for_each_indexed(&|_, c| f(c));
+    }
+
+    /// Calls `f` with each cable's index (among the live cables, row order)
+    /// and view, in order, on this thread.
+    pub fn for_each_indexed(self, f: &impl Fn(usize, CableMut<'_>)) {
         let mut rest = self;
         while rest.len() > 1 {
             let (head, tail) = rest.split_at(1);
-            f(head.into_cable());
+            f(head.first_cable, head.into_cable());
             rest = tail;
         }
         if rest.len() == 1 {
-            f(rest.into_cable());
+            f(rest.first_cable, rest.into_cable());
         }
     }
 
@@ -723,8 +800,18 @@ impl<'a> Columns<'a> {
     where
         F: Fn(CableMut<'_>) + Sync,
     {
+        self.par_for_each_indexed(&|_, c| f(c));
+    }
+
+    /// Calls `f` with each cable's index (among the live cables, row order)
+    /// and view, in parallel, split by the scene alone as
+    /// [`Columns::par_for_each`] is.
+    pub fn par_for_each_indexed<F>(self, f: &F)
+    where
+        F: Fn(usize, CableMut<'_>) + Sync,
+    {
         if self.len() <= 1 || self.rows() <= PAR_GRAIN {
-            self.for_each(f);
+            self.for_each_indexed(f);
             return;
         }
         // Split at the cable nearest the middle row: depends on the scene only.
@@ -734,6 +821,6 @@ impl<'a> Columns<'a> {
             .partition_point(|c| c.first < mid_row)
             .clamp(1, self.len() - 1);
         let (a, b) = self.split_at(k);
-        rayon::join(|| a.par_for_each(f), || b.par_for_each(f));
+        rayon::join(|| a.par_for_each_indexed(f), || b.par_for_each_indexed(f));
     }
 }

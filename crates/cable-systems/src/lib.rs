@@ -5,7 +5,10 @@
 //! - [`attach`]: attached ends follow their targets;
 //! - [`integrate`]: position Verlet with gravity, force and damping;
 //! - [`constraints`]: Gauss-Seidel distance and bending constraints, rigid or XPBD;
-//! - [`step`]: the order of a substep and the fixed-substep [`Stepper`].
+//! - [`step`]: the order of a substep and the fixed-substep [`Stepper`];
+//! - [`layout`]: the particle layouts the stepper runs in ([`Layout`]:
+//!   [`aos`], SoA, [`lanes`]), all bitwise identical; [`pipeline`]: the
+//!   pipelined sweeps of long cables.
 //!
 //! # Example
 //! ```
@@ -21,12 +24,17 @@
 //! # Ok::<(), cable_core::CableError>(())
 //! ```
 
+pub mod aos;
 pub mod attach;
 pub mod constraints;
 pub mod integrate;
+pub mod lanes;
+pub mod layout;
 pub mod params;
+pub mod pipeline;
 pub mod step;
 
+pub use layout::{Layout, ParseLayoutError};
 pub use params::SolverParams;
 pub use step::{Stepper, substep, substep_cable};
 

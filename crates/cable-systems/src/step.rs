@@ -5,6 +5,7 @@ use cable_core::{CableError, CableMut, ParticlePool};
 use crate::attach::attach_cable;
 use crate::constraints::solve_cable;
 use crate::integrate::integrate_cable;
+use crate::layout::{Layout, LayoutState};
 use crate::params::SolverParams;
 
 /// Runs one substep on one cable.
@@ -61,20 +62,69 @@ pub struct Stepper {
     params: SolverParams,
     accumulator: f64,
     substeps_run: u64,
+    layout: Layout,
+    state: LayoutState,
 }
 
 impl Stepper {
-    /// A stepper with validated parameters and an empty accumulator.
+    /// A stepper with validated parameters and an empty accumulator, on the
+    /// default (fastest exact) [`Layout`].
     ///
     /// # Errors
     /// A parameter out of range (see [`SolverParams::validate`]).
     pub fn new(params: SolverParams) -> Result<Self, CableError> {
+        Self::with_layout(params, Layout::default())
+    }
+
+    /// A stepper that runs its substeps in `layout`; every exact layout
+    /// gives bitwise the same positions.
+    ///
+    /// # Errors
+    /// A parameter out of range (see [`SolverParams::validate`]).
+    ///
+    /// # Example
+    /// ```
+    /// use cable_systems::{Layout, SolverParams, Stepper};
+    /// let stepper = Stepper::with_layout(SolverParams::default(), Layout::Aos)?;
+    /// assert_eq!(stepper.layout(), Layout::Aos);
+    /// # Ok::<(), cable_core::CableError>(())
+    /// ```
+    pub fn with_layout(params: SolverParams, layout: Layout) -> Result<Self, CableError> {
         params.validate()?;
         Ok(Self {
             params,
             accumulator: 0.0,
             substeps_run: 0,
+            layout,
+            state: LayoutState::default(),
         })
+    }
+
+    /// The layout the substeps run in.
+    #[inline]
+    #[must_use]
+    pub fn layout(&self) -> Layout {
+        self.layout
+    }
+
+    /// Switches layout; takes effect at the next substep, with no change in
+    /// results (the layouts are exact).
+    pub fn set_layout(&mut self, layout: Layout) {
+        self.layout = layout;
+    }
+
+    /// The layout buffers kept between frames (statistics for profiling).
+    #[must_use]
+    pub fn layout_state(&self) -> &LayoutState {
+        &self.state
+    }
+
+    /// Runs exactly `n` substeps now, bypassing the accumulator (benchmarks,
+    /// offline simulation). Results are those of `n` substeps run by
+    /// [`Stepper::advance`].
+    pub fn run_substeps(&mut self, pool: &mut ParticlePool, n: u32) {
+        self.state.advance(self.layout, pool, &self.params, n);
+        self.substeps_run += u64::from(n);
     }
 
     /// The solver parameters.
@@ -135,10 +185,12 @@ impl Stepper {
         self.accumulator += f64::from(dt);
         let mut n = 0;
         while n < self.params.max_substeps && self.accumulator >= h * (1.0 - ACCUMULATOR_SLACK) {
-            substep(pool, &self.params);
             self.accumulator -= h;
             n += 1;
         }
+        // Cables are independent within a frame: the layout runs all n
+        // substeps of a cable (or lane group) while it is hot in cache.
+        self.state.advance(self.layout, pool, &self.params, n);
         if self.accumulator >= h {
             // Capped: drop the whole substeps we could not afford, keep the fraction.
             self.accumulator %= h;
