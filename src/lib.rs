@@ -1,6 +1,7 @@
 #![doc = include_str!("../README.md")]
 
 pub mod scene;
+pub mod workload;
 
 pub use cable_core as core;
 pub use cable_debug as debug;

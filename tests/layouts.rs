@@ -96,6 +96,11 @@ fn script(pool: &mut ParticlePool, frame: usize) {
             .set_attachment(handles[1], End::End, None)
             .expect("live"),
         4 => pool.remove_cable(handles[2]).expect("live"),
+        5 => {
+            pool.positions_mut(handles[3]).expect("live")[0].y += 0.25;
+            pool.teleport(handles[4], Vec3::new(0.0, -1.0, 0.5))
+                .expect("live");
+        }
         _ => {}
     }
 }
@@ -116,8 +121,10 @@ fn bits(pool: &mut ParticlePool) -> Vec<u32> {
     out
 }
 
-const FRAMES: [f32; 6] = [
+const FRAMES: [f32; 8] = [
     1.0 / 60.0,
+    1.0 / 60.0,
+    1.0 / 30.0,
     1.0 / 30.0,
     0.0,
     1.0 / 20.0,

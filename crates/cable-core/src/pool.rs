@@ -1,5 +1,7 @@
 //! The structure-of-arrays particle pool that holds every particle of every cable.
 
+use std::sync::atomic::{AtomicU64, Ordering};
+
 use glam::Vec3;
 
 use crate::cable::{CableDesc, CableHandle, CableParams, End};
@@ -75,7 +77,12 @@ pub struct ParticlePool {
     free_slots: Vec<u32>,
     garbage_rows: usize,
     budget: usize,
+    /// Changes with every mutable access (see [`ParticlePool::revision`]).
+    revision: u64,
 }
+
+/// Source of pool revisions: unique across all pools of the process.
+static NEXT_REVISION: AtomicU64 = AtomicU64::new(1);
 
 impl Default for ParticlePool {
     fn default() -> Self {
@@ -106,7 +113,43 @@ impl ParticlePool {
             free_slots: Vec::new(),
             garbage_rows: 0,
             budget: max_particles,
+            revision: NEXT_REVISION.fetch_add(1, Ordering::Relaxed),
         }
+    }
+
+    /// A number that changes whenever the pool may have changed: every
+    /// method taking `&mut self` that can change particles, parameters or
+    /// cables gives the pool a new revision, unique across all pools of the
+    /// process (a clone keeps its original's revision: same contents).
+    ///
+    /// Layouts that keep a copy of the particles between frames compare it
+    /// with the revision they saw after their last write-back, to know when
+    /// the copy is still current.
+    ///
+    /// # Example
+    /// ```
+    /// use cable_core::{CableDesc, ParticlePool};
+    /// use glam::Vec3;
+    ///
+    /// let mut pool = ParticlePool::new();
+    /// let h = pool.add_cable(&CableDesc::line(Vec3::ZERO, Vec3::X, 1.0, 4)?)?;
+    /// let r = pool.revision();
+    /// let _ = pool.positions(h)?; // reading changes nothing
+    /// assert_eq!(pool.revision(), r);
+    /// pool.positions_mut(h)?[1].y = 0.5;
+    /// assert_ne!(pool.revision(), r);
+    /// # Ok::<(), cable_core::CableError>(())
+    /// ```
+    #[inline]
+    #[must_use]
+    pub fn revision(&self) -> u64 {
+        self.revision
+    }
+
+    /// Gives the pool a new revision.
+    #[inline]
+    fn touch(&mut self) {
+        self.revision = NEXT_REVISION.fetch_add(1, Ordering::Relaxed);
     }
 
     /// The particle budget.
@@ -152,6 +195,7 @@ impl ParticlePool {
     /// [`CableError`] naming the parameter that is out of range, or
     /// [`CableError::BudgetExceeded`] when the pool would exceed its budget.
     pub fn add_cable(&mut self, desc: &CableDesc) -> Result<CableHandle, CableError> {
+        self.touch();
         desc.params.validate()?;
         let geo = &desc.geometry;
         let count = geo.points.len();
@@ -230,6 +274,7 @@ impl ParticlePool {
     /// # Errors
     /// [`CableError::StaleHandle`] when the handle is not live.
     pub fn remove_cable(&mut self, handle: CableHandle) -> Result<(), CableError> {
+        self.touch();
         let rec = self.record_index(handle)?;
         let slot = &mut self.slots[handle.index as usize];
         slot.record = None;
@@ -337,6 +382,7 @@ impl ParticlePool {
     /// # Errors
     /// [`CableError::StaleHandle`] when the handle is not live.
     pub fn positions_mut(&mut self, handle: CableHandle) -> Result<&mut [Vec3], CableError> {
+        self.touch();
         let rows = self.rows(handle)?;
         Ok(&mut self.pos[rows])
     }
@@ -379,6 +425,7 @@ impl ParticlePool {
         index: usize,
         inv_mass: f32,
     ) -> Result<(), CableError> {
+        self.touch();
         let w = check_finite("inv_mass", inv_mass)?;
         if w < 0.0 {
             return Err(CableError::OutOfRange {
@@ -422,6 +469,7 @@ impl ParticlePool {
         handle: CableHandle,
         params: CableParams,
     ) -> Result<(), CableError> {
+        self.touch();
         params.validate()?;
         let i = self.record_index(handle)?;
         self.cables[i].params = params;
@@ -451,6 +499,7 @@ impl ParticlePool {
         end: End,
         target: Option<Vec3>,
     ) -> Result<(), CableError> {
+        self.touch();
         if let Some(t) = target {
             check_vec3("attachment target", t)?;
         }
@@ -477,6 +526,7 @@ impl ParticlePool {
     /// # Errors
     /// Stale handle, or a non-finite offset.
     pub fn teleport(&mut self, handle: CableHandle, offset: Vec3) -> Result<(), CableError> {
+        self.touch();
         check_vec3("offset", offset)?;
         let i = self.record_index(handle)?;
         let rows = self.cables[i].first..self.cables[i].first + self.cables[i].count;
@@ -498,6 +548,7 @@ impl ParticlePool {
     /// # Errors
     /// Stale handle, or a non-finite `v` or `h`.
     pub fn set_velocity(&mut self, handle: CableHandle, v: Vec3, h: f32) -> Result<(), CableError> {
+        self.touch();
         check_vec3("velocity", v)?;
         check_finite("substep", h)?;
         let rows = self.rows(handle)?;
@@ -525,6 +576,7 @@ impl ParticlePool {
     /// after compacting. The views borrow disjoint rows, so callers may hand
     /// them to threads; [`ParticlePool::par_for_each_cable`] does that.
     pub fn columns_mut(&mut self) -> Columns<'_> {
+        self.touch();
         self.compact();
         Columns {
             base: 0,

@@ -110,6 +110,9 @@ impl AosCable {
 #[derive(Debug, Clone, Default)]
 pub struct AosWorld {
     cables: Vec<AosCable>,
+    /// Pool revision and parameters right after the last write-back: while
+    /// both match, the cable objects hold the pool's current state.
+    synced: Option<(u64, SolverParams)>,
 }
 
 impl AosWorld {
@@ -121,26 +124,30 @@ impl AosWorld {
 }
 
 /// Runs `n` substeps of every cable in the `Aos` layout: copies the pool
-/// into cable objects, steps them one after another on this thread, and
-/// copies the positions back.
+/// into cable objects (when it changed since the last call), steps them one
+/// after another on this thread, and copies the positions back.
 pub fn advance(world: &mut AosWorld, pool: &mut ParticlePool, params: &SolverParams, n: u32) {
-    pool.compact();
-    let count = pool.cable_count();
-    world.cables.truncate(count);
-    world.cables.resize_with(count, AosCable::default);
-    for (i, obj) in world.cables.iter_mut().enumerate() {
-        let Some(c) = pool.cable(i) else { continue };
-        obj.params = *c.params;
-        obj.attach = *c.attach;
-        obj.particles.clear();
-        obj.particles.extend((0..c.pos.len()).map(|r| AosParticle {
-            pos: c.pos[r],
-            prev: c.prev[r],
-            inv_mass: c.inv_mass[r],
-            rest: c.rest[r],
-            lambda: 0.0,
-            lambda_bend: 0.0,
-        }));
+    if world.synced != Some((pool.revision(), *params)) {
+        pool.compact();
+        let count = pool.cable_count();
+        world.cables.truncate(count);
+        world.cables.resize_with(count, AosCable::default);
+        for (i, obj) in world.cables.iter_mut().enumerate() {
+            let Some(c) = pool.cable(i) else { continue };
+            obj.params = *c.params;
+            obj.attach = *c.attach;
+            obj.particles.clear();
+            obj.particles.extend((0..c.pos.len()).map(|r| AosParticle {
+                pos: c.pos[r],
+                prev: c.prev[r],
+                inv_mass: c.inv_mass[r],
+                rest: c.rest[r],
+                lambda: 0.0,
+                lambda_bend: 0.0,
+            }));
+        }
+    }
+    for obj in &mut world.cables {
         for _ in 0..n {
             obj.substep(params);
         }
@@ -157,4 +164,5 @@ pub fn advance(world: &mut AosWorld, pool: &mut ParticlePool, params: &SolverPar
             *q = s.prev;
         }
     });
+    world.synced = Some((pool.revision(), *params));
 }

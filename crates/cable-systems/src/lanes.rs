@@ -18,11 +18,13 @@
 //! their chains are independent and overlap in the CPU.
 //!
 //! # Data flow of one [`advance`]
-//! 1. plan: cables are sorted by (segments, bending, compliant) and cut
+//! 1. plan (only when the pool changed since the last write-back, see
+//!    [`ParticlePool::revision`]): cables are sorted by (segments, bending, compliant) and cut
 //!    into bundles; a key with too few cables to fill a group (fewer than
 //!    [`MIN_GROUP_FILL`] in its last group) leaves those cables scalar;
-//! 2. in parallel over bundles: gather the bundle's cables from the pool,
-//!    run all the frame's substeps on it while it is hot in cache;
+//! 2. in parallel over bundles: gather the bundle's cables from the pool
+//!    (again only when it changed), run all the frame's substeps on it
+//!    while it is hot in cache;
 //! 3. in parallel over the pool's cables: lane cables copy their positions
 //!    back, scalar cables run their substeps on the pool directly.
 //!
@@ -148,6 +150,9 @@ pub struct LanesWorld {
     used: usize,
     /// Per cable: `bundle << 8 | lane`, or [`SCALAR`].
     slot: Vec<u32>,
+    /// Pool revision and parameters right after the last write-back: while
+    /// both match, the bundles hold the pool's current state.
+    synced: Option<(u64, SolverParams)>,
 }
 
 impl LanesWorld {
@@ -220,13 +225,18 @@ pub fn advance<F>(
 ) where
     F: Fn(&mut cable_core::CableMut<'_>) + Sync,
 {
-    pool.compact();
-    world.plan(pool);
+    let current = world.synced == Some((pool.revision(), *params));
+    if !current {
+        pool.compact();
+        world.plan(pool);
+    }
     let used = world.used;
     {
         let shared: &ParticlePool = pool;
         world.bundles[..used].par_iter_mut().for_each(|b| {
-            b.gather(shared, params);
+            if !current {
+                b.gather(shared, params);
+            }
             match b.groups {
                 1 => b.run::<1>(params, n),
                 2 => b.run::<2>(params, n),
@@ -252,6 +262,7 @@ pub fn advance<F>(
             *q = get(&b.prev[k], l);
         }
     });
+    world.synced = Some((pool.revision(), *params));
 }
 
 #[inline]
