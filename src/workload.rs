@@ -108,16 +108,32 @@ impl Workload {
         Ok(pool)
     }
 
+    /// Builds the pool and a stepper in `layout`, warmed up by one frame
+    /// (buffers allocated, layout copies current): ready to time.
+    ///
+    /// # Errors
+    /// As [`Workload::build`].
+    pub fn prepare(&self, layout: Layout) -> Result<(ParticlePool, Stepper), CableError> {
+        let mut pool = self.build()?;
+        let mut stepper = Stepper::with_layout(self.params(), layout)?;
+        stepper.run_substeps(&mut pool, self.frame_substeps.max(1));
+        Ok((pool, stepper))
+    }
+
+    /// Segments × iterations of one substep over all cables.
+    #[must_use]
+    pub fn segment_iterations_per_substep(&self) -> u64 {
+        self.cables as u64 * u64::from(self.segments) * u64::from(self.iterations)
+    }
+
     /// Builds the pool, warms the layout up with one frame (not measured),
     /// then times `substeps` substeps on the current rayon pool.
     ///
     /// # Errors
     /// As [`Workload::build`].
     pub fn measure(&self, layout: Layout) -> Result<Measurement, CableError> {
-        let mut pool = self.build()?;
-        let mut stepper = Stepper::with_layout(self.params(), layout)?;
+        let (mut pool, mut stepper) = self.prepare(layout)?;
         let per = self.frame_substeps.max(1);
-        stepper.run_substeps(&mut pool, per);
         let mut left = self.substeps;
         let started = Instant::now();
         while left > 0 {

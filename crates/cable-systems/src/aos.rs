@@ -12,6 +12,7 @@ use cable_core::{CableParams, ParticlePool};
 use glam::Vec3;
 
 use crate::constraints::{project_pair, project_pair_compliant};
+use crate::layout::Stages;
 use crate::params::SolverParams;
 
 /// One particle, as the seeds store it.
@@ -45,10 +46,10 @@ pub struct AosCable {
 impl AosCable {
     /// Runs one substep: attachments, integrate, constraints (the order of
     /// [`crate::step::substep_cable`]).
-    pub fn substep(&mut self, params: &SolverParams) {
+    pub fn substep(&mut self, params: &SolverParams, stages: Stages) {
         let ps = &mut self.particles;
         let last = ps.len() - 1;
-        for (slot, row) in [(0, 0), (1, last)] {
+        for (slot, row) in [(0, 0), (1, last)].into_iter().filter(|_| stages.attach) {
             if let Some(t) = self.attach[slot] {
                 ps[row].pos = t;
                 ps[row].prev = t;
@@ -57,7 +58,7 @@ impl AosCable {
         let h = params.substep;
         let dacc = (params.gravity * self.params.gravity_scale + self.params.force) * (h * h);
         let keep = params.velocity_keep();
-        for p in ps.iter_mut() {
+        for p in ps.iter_mut().filter(|_| stages.integrate) {
             if p.inv_mass > 0.0 {
                 let cur = p.pos;
                 let v = (cur - p.prev) * keep;
@@ -74,7 +75,12 @@ impl AosCable {
                 p.lambda_bend = 0.0;
             }
         }
-        for _ in 0..params.iterations {
+        let iterations = if stages.constraints {
+            params.iterations
+        } else {
+            0
+        };
+        for _ in 0..iterations {
             for span in [1, 2] {
                 if span == 2 && !stiff {
                     break;
@@ -126,7 +132,13 @@ impl AosWorld {
 /// Runs `n` substeps of every cable in the `Aos` layout: copies the pool
 /// into cable objects (when it changed since the last call), steps them one
 /// after another on this thread, and copies the positions back.
-pub fn advance(world: &mut AosWorld, pool: &mut ParticlePool, params: &SolverParams, n: u32) {
+pub fn advance(
+    world: &mut AosWorld,
+    pool: &mut ParticlePool,
+    params: &SolverParams,
+    n: u32,
+    stages: Stages,
+) {
     if world.synced != Some((pool.revision(), *params)) {
         pool.compact();
         let count = pool.cable_count();
@@ -149,7 +161,7 @@ pub fn advance(world: &mut AosWorld, pool: &mut ParticlePool, params: &SolverPar
     }
     for obj in &mut world.cables {
         for _ in 0..n {
-            obj.substep(params);
+            obj.substep(params, stages);
         }
     }
     let cables = &world.cables;

@@ -39,7 +39,13 @@ use rayon::prelude::*;
 use ultraviolet::{Vec3x8, f32x8};
 use wide::CmpLe;
 
+use crate::layout::Stages;
 use crate::params::SolverParams;
+
+const _: () = assert!(
+    GROUPS_IN_FLIGHT >= 1 && GROUPS_IN_FLIGHT <= 8,
+    "advance dispatches 1..=8"
+);
 
 /// Cables per lane group: the width of [`f32x8`].
 pub const LANES: usize = 8;
@@ -221,6 +227,7 @@ pub fn advance<F>(
     pool: &mut ParticlePool,
     params: &SolverParams,
     n: u32,
+    stages: Stages,
     scalar: F,
 ) where
     F: Fn(&mut cable_core::CableMut<'_>) + Sync,
@@ -238,10 +245,14 @@ pub fn advance<F>(
                 b.gather(shared, params);
             }
             match b.groups {
-                1 => b.run::<1>(params, n),
-                2 => b.run::<2>(params, n),
-                3 => b.run::<3>(params, n),
-                _ => b.run::<GROUPS_IN_FLIGHT>(params, n),
+                1 => b.run::<1>(params, n, stages),
+                2 => b.run::<2>(params, n, stages),
+                3 => b.run::<3>(params, n, stages),
+                4 => b.run::<4>(params, n, stages),
+                5 => b.run::<5>(params, n, stages),
+                6 => b.run::<6>(params, n, stages),
+                7 => b.run::<7>(params, n, stages),
+                _ => b.run::<8>(params, n, stages),
             }
         });
     }
@@ -443,13 +454,13 @@ impl Bundle {
     }
 
     /// Runs `n` substeps on the bundle; `G` is its number of groups.
-    fn run<const G: usize>(&mut self, params: &SolverParams, n: u32) {
+    fn run<const G: usize>(&mut self, params: &SolverParams, n: u32, stages: Stages) {
         debug_assert_eq!(self.groups, G);
         let segs = self.key.segs;
         let keep = f32x8::splat(params.velocity_keep());
         for _ in 0..n {
             // 1. attachments
-            for (g, k) in self.consts.iter().enumerate() {
+            for (g, k) in self.consts.iter().enumerate().filter(|_| stages.attach) {
                 for (slot, row) in [(0, 0), (1, segs)] {
                     let m = k.attach_m[slot];
                     if m.any() {
@@ -461,11 +472,12 @@ impl Bundle {
             }
             // 2. integrate
             let dacc: [Vec3x8; G] = std::array::from_fn(|g| self.consts[g].dacc);
+            let rows = if stages.integrate { self.free.len() } else { 0 };
             for ((p, q), f) in self
                 .pos
                 .chunks_exact_mut(G)
                 .zip(self.prev.chunks_exact_mut(G))
-                .zip(self.free.chunks_exact(G))
+                .zip(self.free[..rows].chunks_exact(G))
             {
                 for g in 0..G {
                     let cur = p[g];
@@ -475,6 +487,9 @@ impl Bundle {
                 }
             }
             // 3. constraints
+            if !stages.constraints {
+                continue;
+            }
             if self.key.soft {
                 let alpha: [f32x8; G] = std::array::from_fn(|g| self.consts[g].alpha_t);
                 self.lambda.fill(f32x8::ZERO);

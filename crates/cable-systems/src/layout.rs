@@ -102,16 +102,62 @@ impl FromStr for Layout {
     }
 }
 
+/// Which stages of a substep run: all of them normally; benchmarks and
+/// profiling time one stage alone ([`crate::Stepper::run_stages`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Stages {
+    /// 1. attachments.
+    pub attach: bool,
+    /// 2. integrate.
+    pub integrate: bool,
+    /// 3. constraints.
+    pub constraints: bool,
+}
+
+impl Stages {
+    /// The whole substep.
+    pub const ALL: Stages = Stages {
+        attach: true,
+        integrate: true,
+        constraints: true,
+    };
+    /// Integrate alone.
+    pub const INTEGRATE: Stages = Stages {
+        attach: false,
+        integrate: true,
+        constraints: false,
+    };
+    /// Constraints alone.
+    pub const CONSTRAINTS: Stages = Stages {
+        attach: false,
+        integrate: false,
+        constraints: true,
+    };
+}
+
+impl Default for Stages {
+    fn default() -> Self {
+        Self::ALL
+    }
+}
+
 /// Runs `n` substeps on one cable in place, in the pool's columns: the
 /// `Soa` layout's work for one cable (the order of
 /// [`crate::step::substep_cable`]; cables with at least
 /// [`PIPELINE_MIN_SEGMENTS`] segments solve with pipelined sweeps, bitwise
 /// the same).
-pub fn advance_cable(c: &mut CableMut<'_>, params: &SolverParams, n: u32) {
+pub fn advance_cable(c: &mut CableMut<'_>, params: &SolverParams, n: u32, stages: Stages) {
     let long = c.pos.len() > PIPELINE_MIN_SEGMENTS;
     for _ in 0..n {
-        attach_cable(c);
-        integrate_cable(c, params);
+        if stages.attach {
+            attach_cable(c);
+        }
+        if stages.integrate {
+            integrate_cable(c, params);
+        }
+        if !stages.constraints {
+            continue;
+        }
         if long {
             solve_cable_pipelined(c, params);
         } else {
@@ -128,22 +174,26 @@ pub struct LayoutState {
 }
 
 impl LayoutState {
-    /// Runs `n` substeps of every cable of the pool in `layout`.
+    /// Runs `n` substeps of every cable of the pool in `layout`, doing the
+    /// `stages` of each ([`Stages::ALL`] for a normal step).
     pub fn advance(
         &mut self,
         layout: Layout,
         pool: &mut ParticlePool,
         params: &SolverParams,
         n: u32,
+        stages: Stages,
     ) {
         if n == 0 {
             return;
         }
         match layout {
-            Layout::Aos => aos::advance(&mut self.aos, pool, params, n),
-            Layout::Soa => pool.par_for_each_cable(|mut c| advance_cable(&mut c, params, n)),
-            Layout::Lanes8 => lanes::advance(&mut self.lanes, pool, params, n, |c| {
-                advance_cable(c, params, n)
+            Layout::Aos => aos::advance(&mut self.aos, pool, params, n, stages),
+            Layout::Soa => {
+                pool.par_for_each_cable(|mut c| advance_cable(&mut c, params, n, stages));
+            }
+            Layout::Lanes8 => lanes::advance(&mut self.lanes, pool, params, n, stages, |c| {
+                advance_cable(c, params, n, stages);
             }),
         }
     }

@@ -34,7 +34,7 @@ pub mod params;
 pub mod pipeline;
 pub mod step;
 
-pub use layout::{Layout, ParseLayoutError};
+pub use layout::{Layout, ParseLayoutError, Stages};
 pub use params::SolverParams;
 pub use step::{Stepper, substep, substep_cable};
 

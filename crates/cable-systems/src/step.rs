@@ -5,7 +5,7 @@ use cable_core::{CableError, CableMut, ParticlePool};
 use crate::attach::attach_cable;
 use crate::constraints::solve_cable;
 use crate::integrate::integrate_cable;
-use crate::layout::{Layout, LayoutState};
+use crate::layout::{Layout, LayoutState, Stages};
 use crate::params::SolverParams;
 
 /// Runs one substep on one cable.
@@ -123,7 +123,15 @@ impl Stepper {
     /// offline simulation). Results are those of `n` substeps run by
     /// [`Stepper::advance`].
     pub fn run_substeps(&mut self, pool: &mut ParticlePool, n: u32) {
-        self.state.advance(self.layout, pool, &self.params, n);
+        self.run_stages(pool, n, Stages::ALL);
+    }
+
+    /// Runs `n` substeps doing only `stages` of each: for benchmarks and
+    /// profiling that time one system alone (a step without integration
+    /// does not move the cables forward in time).
+    pub fn run_stages(&mut self, pool: &mut ParticlePool, n: u32, stages: Stages) {
+        self.state
+            .advance(self.layout, pool, &self.params, n, stages);
         self.substeps_run += u64::from(n);
     }
 
@@ -190,7 +198,8 @@ impl Stepper {
         }
         // Cables are independent within a frame: the layout runs all n
         // substeps of a cable (or lane group) while it is hot in cache.
-        self.state.advance(self.layout, pool, &self.params, n);
+        self.state
+            .advance(self.layout, pool, &self.params, n, Stages::ALL);
         if self.accumulator >= h {
             // Capped: drop the whole substeps we could not afford, keep the fraction.
             self.accumulator %= h;
