@@ -34,6 +34,10 @@ pub fn bench(a: &BenchArgs) -> Result<(), CliError> {
         results.push(m);
     }
     print_table(&w, threads, &results);
+    if let Some(path) = &a.svg {
+        std::fs::write(path, svg_chart(&w, threads, &results))
+            .map_err(|e| CliError::Other(format!("--svg {}: cannot write: {e}", path.display())))?;
+    }
     if a.json {
         println!("{}", json(&w, threads, &results));
     }
@@ -159,4 +163,47 @@ fn json(w: &Workload, threads: usize, results: &[Measurement]) -> String {
         }
     }
     top.to_string()
+}
+
+/// A horizontal bar chart of segment-iterations per second, one bar per
+/// layout, as a standalone SVG (the README's chart).
+fn svg_chart(w: &Workload, threads: usize, results: &[Measurement]) -> String {
+    use std::fmt::Write;
+    let (left, bar_h, gap, width) = (90.0, 28.0, 12.0, 640.0);
+    let plot = width - left - 150.0;
+    let top = 48.0;
+    let height = top + results.len() as f64 * (bar_h + gap) + 16.0;
+    let max = results
+        .iter()
+        .map(Measurement::segment_iterations_per_sec)
+        .fold(1.0, f64::max);
+    let mut out = String::new();
+    let _ = write!(
+        out,
+        r##"<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" font-family="sans-serif" font-size="13">
+<rect width="100%" height="100%" fill="white"/>
+<text x="{left}" y="20" font-size="14" font-weight="bold">segment-iterations per second (higher is better)</text>
+<text x="{left}" y="38" fill="#555">{} cables x {} segments, {} iterations, {} substeps, {threads} threads</text>
+"##,
+        w.cables, w.segments, w.iterations, w.substeps
+    );
+    for (i, m) in results.iter().enumerate() {
+        let y = top + i as f64 * (bar_h + gap);
+        let rate = m.segment_iterations_per_sec();
+        let len = (rate / max * plot).max(1.0);
+        let _ = write!(
+            out,
+            r##"<text x="{}" y="{}" text-anchor="end">{}</text>
+<rect x="{left}" y="{y}" width="{len:.1}" height="{bar_h}" fill="#3b6ea5"/>
+<text x="{:.1}" y="{}">{rate:.3e}</text>
+"##,
+            left - 8.0,
+            y + bar_h * 0.65,
+            m.layout.name(),
+            left + len + 6.0,
+            y + bar_h * 0.65,
+        );
+    }
+    out.push_str("</svg>\n");
+    out
 }

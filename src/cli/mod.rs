@@ -130,6 +130,9 @@ pub struct BenchArgs {
     /// Print one JSON object on the last line.
     #[arg(long)]
     pub json: bool,
+    /// Write a bar chart of the results as SVG to FILE.
+    #[arg(long, value_name = "FILE")]
+    pub svg: Option<PathBuf>,
 }
 
 /// Entry point: parse, dispatch, map errors to exit codes.

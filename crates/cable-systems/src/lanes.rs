@@ -140,6 +140,8 @@ struct Bundle {
     /// `inv_mass > 0`: the particle integrates.
     free: Vec<f32x8>,
     dist: Vec<Rigid>,
+    /// Per distance constraint: every lane moves both particles.
+    plain: Vec<bool>,
     bend: Vec<Rigid>,
     dist_soft: Vec<Soft>,
     bend_soft: Vec<Soft>,
@@ -332,6 +334,25 @@ fn project_rigid(a: &mut Vec3x8, b: &mut Vec3x8, s: &Rigid) {
     *b = sub_masked(*b, d, s.kb * err, !skip & s.mb);
 }
 
+/// [`project_rigid`] for a constraint whose lanes all move both particles
+/// (`plain`): when no lane skips either, every mask is all ones and the
+/// masking (an `and` with all ones) can go, bit for bit.
+#[inline(always)]
+fn project_rigid_plain(a: &mut Vec3x8, b: &mut Vec3x8, s: &Rigid, plain: bool) {
+    let d = *b - *a;
+    let len = length(d);
+    let skip = len.cmp_le(MIN_LEN);
+    let err = (len - s.rest) / len;
+    let (fa, fb) = (s.nka * err, s.kb * err);
+    if plain && skip.none() {
+        *a = Vec3x8::new(a.x - d.x * fa, a.y - d.y * fa, a.z - d.z * fa);
+        *b = Vec3x8::new(b.x - d.x * fb, b.y - d.y * fb, b.z - d.z * fb);
+    } else {
+        *a = sub_masked(*a, d, fa, !skip & s.ma);
+        *b = sub_masked(*b, d, fb, !skip & s.mb);
+    }
+}
+
 /// [`crate::constraints::project_pair_compliant`] for 8 lanes.
 #[inline(always)]
 fn project_soft(a: &mut Vec3x8, b: &mut Vec3x8, s: &Soft, alpha_t: f32x8, lambda: &mut f32x8) {
@@ -451,6 +472,9 @@ impl Bundle {
                 put(i, i + 2, rest, &mut self.bend, &mut self.bend_soft);
             }
         }
+        self.plain.clear();
+        self.plain
+            .extend(self.dist.iter().map(|s| (s.ma & s.mb).all()));
     }
 
     /// Runs `n` substeps on the bundle; `G` is its number of groups.
@@ -505,7 +529,7 @@ impl Bundle {
                 }
             } else {
                 for _ in 0..params.iterations {
-                    sweep_rigid::<G>(&mut self.pos, &self.dist);
+                    sweep_rigid::<G>(&mut self.pos, &self.dist, &self.plain);
                     bend_rigid::<G>(&mut self.pos, &self.bend);
                 }
             }
@@ -516,13 +540,13 @@ impl Bundle {
 /// One distance sweep over `G` interleaved groups: the moving end of each
 /// segment stays in registers for the next one.
 #[inline(always)]
-fn sweep_rigid<const G: usize>(pos: &mut [Vec3x8], cons: &[Rigid]) {
+fn sweep_rigid<const G: usize>(pos: &mut [Vec3x8], cons: &[Rigid], plain: &[bool]) {
     let mut a: [Vec3x8; G] = std::array::from_fn(|g| pos[g]);
-    for (i, s) in cons.chunks_exact(G).enumerate() {
+    for (i, (s, p)) in cons.chunks_exact(G).zip(plain.chunks_exact(G)).enumerate() {
         let next = &mut pos[i * G..(i + 2) * G];
         for g in 0..G {
             let mut b = next[G + g];
-            project_rigid(&mut a[g], &mut b, &s[g]);
+            project_rigid_plain(&mut a[g], &mut b, &s[g], p[g]);
             next[g] = a[g];
             a[g] = b;
         }
