@@ -41,7 +41,8 @@ pub struct Workload {
 
 impl Default for Workload {
     /// The workload: 10,000 cables × 32 segments, 8 iterations,
-    /// 120 substeps, one substep per frame.
+    /// 120 substeps, one substep per frame (`cable bench` runs all 120 in
+    /// one frame unless told `--frame-substeps`).
     fn default() -> Self {
         Self {
             cables: 10_000,

@@ -12,12 +12,14 @@ const MAX_PARTICLES: usize = cable::scene::SCENE_PARTICLE_BUDGET;
 /// Runs `cable bench`.
 pub fn bench(a: &BenchArgs) -> Result<(), CliError> {
     let d = Workload::default();
+    let substeps = a.substeps.unwrap_or(d.substeps);
     let w = Workload {
         cables: a.cables.unwrap_or(d.cables),
         segments: a.segments.unwrap_or(d.segments),
         iterations: a.iterations.unwrap_or(d.iterations),
-        substeps: a.substeps.unwrap_or(d.substeps),
-        frame_substeps: a.frame_substeps.unwrap_or(d.frame_substeps),
+        substeps,
+        // Default: every substep in one frame (the solver's throughput).
+        frame_substeps: a.frame_substeps.unwrap_or(substeps),
     };
     check(&w)?;
     let layouts: Vec<Layout> = match &a.layout {

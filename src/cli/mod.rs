@@ -117,8 +117,10 @@ pub struct BenchArgs {
     /// Substeps to run.
     #[arg(long)]
     pub substeps: Option<u32>,
-    /// Substeps per frame (default 1, a game's frame; more keeps each
-    /// cable hot in cache across a frame's substeps).
+    /// Substeps per frame ([`cable_systems::Stepper::advance`] call).
+    /// Default: all of them in one frame, the solver's throughput, each
+    /// cable hot in cache across its substeps. 1 measures a game running
+    /// one substep a frame, copies between the pool and the layout included.
     #[arg(long = "frame-substeps")]
     pub frame_substeps: Option<u32>,
     /// Worker threads (default: all cores).
