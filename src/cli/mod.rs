@@ -132,6 +132,9 @@ pub struct BenchArgs {
     /// Print one JSON object on the last line.
     #[arg(long)]
     pub json: bool,
+    /// Run each layout R times and keep the fastest (default 1).
+    #[arg(long, value_name = "R")]
+    pub repeat: Option<u32>,
     /// Write a bar chart of the results as SVG to FILE.
     #[arg(long, value_name = "FILE")]
     pub svg: Option<PathBuf>,
