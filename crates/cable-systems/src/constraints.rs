@@ -29,9 +29,10 @@ pub(crate) fn project(pos: &mut [Vec3], i: usize, j: usize, wa: f32, wb: f32, re
     pos[j] = b;
 }
 
-/// The arithmetic of [`project`] on two particle positions `a`, `b` with
-/// inverse masses `wa`, `wb`: returns their new positions (unchanged when
-/// the constraint is skipped or a particle is pinned). Every layout's
+/// The classic rigid projection of the constraint |b − a| = rest on two
+/// particle positions `a`, `b` (metres) with inverse masses `wa`, `wb`:
+/// returns their new positions (unchanged when the constraint is skipped or
+/// a particle is pinned). Every layout's
 /// scalar path calls this; the 8-wide kernel (`crate::lanes`) repeats it
 /// operation for operation.
 #[inline(always)]
@@ -78,7 +79,7 @@ pub(crate) fn project_compliant(
     pos[j] = b;
 }
 
-/// The arithmetic of [`project_compliant`] on two particle positions:
+/// The XPBD projection (compliance `alpha_t` = α / h²) on two particle positions:
 /// returns their new positions and updates the multiplier `lambda`.
 #[inline(always)]
 #[must_use]
