@@ -105,6 +105,7 @@ impl FromStr for Layout {
 /// Which stages of a substep run: all of them normally; benchmarks and
 /// profiling time one stage alone ([`crate::Stepper::run_stages`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive] // a collide stage joins with the collide system
 pub struct Stages {
     /// 1. attachments.
     pub attach: bool,
