@@ -196,16 +196,14 @@ fn lanes8_actually_uses_lane_groups_on_random_scenes() {
     assert!(lanes.lane_groups() >= 2);
 }
 
+/// One cable of the independent reference: positions, previous positions,
+/// pinned flags, rest length of every segment.
+type RefCable = (Vec<[f32; 3]>, Vec<[f32; 3]>, Vec<bool>, f32);
+
 /// The spec's classic step (damping 0, compliance 0, no bending), written
 /// out independently on plain arrays: pinned ends, Verlet, then segment by
 /// segment "half each when both are free, all onto the free one".
-fn classic_reference(
-    cables: &mut [(Vec<[f32; 3]>, Vec<[f32; 3]>, Vec<bool>, f32)],
-    g: [f32; 3],
-    h: f32,
-    iterations: u32,
-    substeps: u32,
-) {
+fn classic_reference(cables: &mut [RefCable], g: [f32; 3], h: f32, iterations: u32, substeps: u32) {
     for _ in 0..substeps {
         for (pos, prev, pinned, rest) in cables.iter_mut() {
             for i in 0..pos.len() {
