@@ -1,4 +1,6 @@
 #![doc = include_str!("../README.md")]
+#![warn(clippy::unwrap_used)]
+#![cfg_attr(test, allow(clippy::unwrap_used))]
 
 pub mod scene;
 pub mod workload;

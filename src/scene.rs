@@ -126,7 +126,7 @@ impl Scene {
                 None => msg,
             };
             let at = format!("line {} column {}", inner.line(), inner.column());
-            if path.is_empty() || path == "." || inner.is_syntax() || inner.is_eof() {
+            if path.is_empty() || path == "." || inner.is_eof() {
                 SceneError::at(format!("scene {at}"), reason)
             } else {
                 SceneError::at(format!("scene.{path} ({at})"), reason)
@@ -169,6 +169,25 @@ impl Scene {
         let mut total = 0usize;
         for (i, rc) in raw.cables.into_iter().enumerate() {
             let base = format!("scene.cables[{i}]");
+            // Check the budget before allocating the cable's particles.
+            let count = match (&rc.points, rc.segments) {
+                (Some(p), _) => p.len(),
+                (None, Some(s)) => usize::try_from(s).unwrap_or(usize::MAX).saturating_add(1),
+                (None, None) => 17,
+            };
+            if count > SCENE_PARTICLE_BUDGET - total {
+                let key = if rc.points.is_some() {
+                    "points"
+                } else {
+                    "segments"
+                };
+                return Err(SceneError::at(
+                    format!("{base}.{key}"),
+                    format!(
+                        "the scene needs more than {SCENE_PARTICLE_BUDGET} particles, the most a scene may hold"
+                    ),
+                ));
+            }
             let desc = cable_desc(&base, rc)?;
             total += desc.particle_count();
             if total > SCENE_PARTICLE_BUDGET {
@@ -313,8 +332,16 @@ fn opt_f32(place: &str, v: Option<f64>, default: f32) -> Result<f32, SceneError>
 fn opt_u32(place: &str, v: Option<u64>, default: u32) -> Result<u32, SceneError> {
     match v {
         None => Ok(default),
-        Some(v) => u32::try_from(v)
-            .map_err(|_| SceneError::at(place, format!("is far too large, got {v}"))),
+        // Beyond u32 the value is out of every accepted range: name the range,
+        // quoting the value as written.
+        Some(v) => u32::try_from(v).map_err(|_| {
+            let max = if place.ends_with("iterations") {
+                cable_systems::params::MAX_ITERATIONS
+            } else {
+                cable_systems::params::MAX_SUBSTEPS
+            };
+            SceneError::at(place, format!("must be between 1 and {max}, got {v}"))
+        }),
     }
 }
 

@@ -100,6 +100,7 @@ fn script(pool: &mut ParticlePool, frame: usize) {
             pool.positions_mut(handles[3]).expect("live")[0].y += 0.25;
             pool.teleport(handles[4], Vec3::new(0.0, -1.0, 0.5))
                 .expect("live");
+            pool.prev_positions_mut(handles[5]).expect("live")[1].x -= 0.01;
         }
         _ => {}
     }

@@ -1,33 +1,42 @@
-//! `cable demo`: a built-in scene drawn in the terminal.
+//! `cable demo`: a built-in scene drawn in the terminal, and optionally
+//! written as SVG.
 
-use std::io::{IsTerminal, Write};
-use std::time::{Duration, Instant};
+use std::io::Write;
 
 use cable::Scene;
-use cable_debug::{AsciiOptions, render_ascii};
+use cable_debug::{Frame, Recorder, Shape, render_frame_ascii};
 use cable_systems::Stepper;
 
-use super::{CliError, DemoArgs, check_seconds};
+use super::anim::{self, Animation};
+use super::{CliError, DemoArgs, check_seconds, svg_out};
 
-/// The demo scene: a rope bridge, a swinging chain and a wind-blown cable
-/// with a free end. Parsed through the same validation as any scene file.
+/// The demo scene, left to right: a rope bridge (a slack deck and a tauter
+/// handrail), a swinging chain released from the horizontal, a stiff cable
+/// (bending constraints) beside a plain one of the same length, and a cable
+/// blown sideways by wind with a free end. Parsed through the same
+/// validation as any scene file.
+///
+/// Note: once colliders are in scenes (issue 3), add a cable draped over a
+/// sphere here, e.g. `{ "type": "sphere", "center": [19, 1, 0], "radius": 1.2 }`
+/// under a cable from [16, 3, 0] to [22, 3, 0] with both ends free.
 pub const DEMO_SCENE: &str = r#"{
   "damping": 0.05,
   "cables": [
-    { "start": [-9, 4, 0], "end": [-2, 4, 0], "length": 8, "segments": 28, "stiffness": true },
-    { "start": [0, 5, 0], "end": [4, 5, 0], "segments": 16, "attach_end": false },
-    { "start": [6, 5, 0], "end": [10, 5, 0], "segments": 20, "attach_end": false,
-      "force": [3.0, 0, 0] }
+    { "start": [-12, 4, 0], "end": [-4, 4, 0], "length": 9.5, "segments": 32 },
+    { "start": [-12, 5.5, 0], "end": [-4, 5.5, 0], "length": 8.4, "segments": 24 },
+    { "start": [-1, 6, 0], "end": [4, 6, 0], "segments": 20, "attach_end": false, "radius": 0.08 },
+    { "start": [6, 6, 0], "end": [9, 6, 0], "length": 4.5, "segments": 24, "stiffness": true },
+    { "start": [6, 3, 0], "end": [9, 3, 0], "length": 4.5, "segments": 24 },
+    { "start": [11, 6, 0], "end": [15, 6, 0], "segments": 20, "attach_end": false,
+      "force": [6.0, 0, 0] }
   ]
 }"#;
 
+/// Frame length of the demo, seconds.
+const DT: f32 = 1.0 / 60.0;
+
 /// Runs `cable demo`.
 pub fn demo(a: &DemoArgs) -> Result<(), CliError> {
-    if a.svg.is_some() {
-        return Err(CliError::Usage(
-            "--svg: not available in this build yet".into(),
-        ));
-    }
     let seconds = check_seconds(a.seconds)?;
     let scene =
         Scene::from_json(DEMO_SCENE).map_err(|e| CliError::Other(format!("demo scene: {e}")))?;
@@ -35,28 +44,77 @@ pub fn demo(a: &DemoArgs) -> Result<(), CliError> {
         .build_pool()
         .map_err(|e| CliError::Other(e.to_string()))?;
     let mut stepper = Stepper::new(scene.params).map_err(|e| CliError::Other(e.to_string()))?;
-    let dt = 1.0f32 / 60.0;
-    let frames = super::run::frame_count(seconds, dt);
-    let animate = !a.no_ascii && std::io::stdout().is_terminal();
-    let opts = AsciiOptions::default();
-    let mut stdout = std::io::stdout().lock();
-    let started = Instant::now();
+    let frames = super::run::frame_count(seconds, DT);
+    let svg = match &a.svg {
+        Some(path) => Some(svg_out::SvgOut::create(
+            path,
+            "cable demo",
+            a.svg_still,
+            a.views.view,
+        )?),
+        None => None,
+    };
+    // Collider outlines of the debug views. When scenes carry colliders
+    // (issue 3), fill this from them: `scene.colliders.iter().map(Shape::from)`.
+    let shapes: Vec<Shape> = Vec::new();
+    let mut recorder =
+        Recorder::new(svg_out::capacity(pool.particle_count())).with_shapes(shapes.clone());
+    recorder.offer(&pool, stepper.time());
+    let base = a.views.ascii();
+    let mut animation = if a.no_ascii {
+        None
+    } else {
+        Animation::start(&base)
+    };
     for f in 1..=frames {
+        if anim::interrupted() {
+            break;
+        }
         stepper
-            .advance(&mut pool, dt)
+            .advance(&mut pool, DT)
             .map_err(|e| CliError::Other(format!("internal: {e}")))?;
-        if animate && f % 2 == 0 {
-            let picture = render_ascii(&pool, &opts);
-            let _ = writeln!(stdout, "\x1b[H\x1b[2J{picture}t = {:.2} s", stepper.time());
-            let _ = stdout.flush();
-            let due = started + Duration::from_secs_f64(f as f64 * f64::from(dt));
-            if let Some(wait) = due.checked_duration_since(Instant::now()) {
-                std::thread::sleep(wait);
-            }
+        if svg.is_some() {
+            recorder.offer(&pool, stepper.time());
+        }
+        if let Some(an) = animation.as_mut() {
+            let status = format!(
+                "cable demo  t = {:.2} s of {seconds:.2} s  ({} cables, {} particles)  Ctrl-C stops",
+                stepper.time(),
+                pool.cable_count(),
+                pool.particle_count()
+            );
+            an.tick(
+                f as f64 * f64::from(DT),
+                || Frame::capture(&pool, stepper.time()).with_shapes(shapes.clone()),
+                &status,
+            )
+            .map_err(|e| CliError::Other(format!("internal: {e}")))?;
         }
     }
-    if !a.no_ascii && !animate {
-        let _ = write!(stdout, "{}", render_ascii(&pool, &opts));
+    // Leaves the alternate screen before anything else is printed.
+    let was_animated = animation.take().is_some();
+    if anim::interrupted() {
+        return Err(CliError::Interrupted);
+    }
+    recorder.finish(&pool, stepper.time());
+    if let Some(out) = svg {
+        out.write(&recorder)?;
+    }
+    let mut stdout = std::io::stdout().lock();
+    if !a.no_ascii {
+        // The last frame stays on the normal screen (or is all a pipe gets).
+        let opts = if was_animated {
+            terminal_size::terminal_size()
+                .map_or(base, |(w, h)| anim::fit_terminal(&base, w.0, h.0.min(40)))
+        } else {
+            base
+        };
+        let picture = render_frame_ascii(
+            &Frame::capture(&pool, stepper.time()).with_shapes(shapes),
+            &opts,
+        )
+        .map_err(|e| CliError::Other(format!("internal: {e}")))?;
+        let _ = write!(stdout, "{picture}");
     }
     let _ = writeln!(
         stdout,

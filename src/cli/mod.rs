@@ -1,15 +1,21 @@
 //! Argument parsing and dispatch. Errors print one line on standard error
 //! and exit 2 (bad usage or scene) or 1 (anything else).
 
+mod anim;
 mod bench;
 mod demo;
+mod obj;
 mod out;
 mod run;
+mod svg_out;
+mod view_args;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{Args, Parser, Subcommand};
+
+pub use view_args::ViewArgs;
 
 /// A failure of a command, with its exit code.
 #[derive(Debug)]
@@ -18,6 +24,8 @@ pub enum CliError {
     Usage(String),
     /// Anything else (I/O): exit code 1.
     Other(String),
+    /// Stopped by Ctrl-C: exit code 130, as shells report SIGINT.
+    Interrupted,
 }
 
 impl CliError {
@@ -25,11 +33,13 @@ impl CliError {
         match self {
             CliError::Usage(_) => 2,
             CliError::Other(_) => 1,
+            CliError::Interrupted => 130,
         }
     }
     fn message(&self) -> &str {
         match self {
             CliError::Usage(m) | CliError::Other(m) => m,
+            CliError::Interrupted => "interrupted",
         }
     }
 }
@@ -58,12 +68,20 @@ pub struct DemoArgs {
     /// Simulated seconds.
     #[arg(long, default_value_t = 5.0)]
     pub seconds: f64,
-    /// Write an SVG picture of the run to FILE.
+    /// Write an SVG of the run to FILE: an animation of at most 300 evenly
+    /// spaced frames (or a still with --svg-still).
     #[arg(long, value_name = "FILE")]
     pub svg: Option<PathBuf>,
+    /// With --svg: a still of the final frame, segments coloured by strain,
+    /// over faint earlier frames, instead of the animation.
+    #[arg(long, requires = "svg")]
+    pub svg_still: bool,
     /// Do not draw in the terminal.
     #[arg(long)]
     pub no_ascii: bool,
+    /// How the terminal views and the SVG look at the scene.
+    #[command(flatten)]
+    pub views: ViewArgs,
 }
 
 /// Options of `cable run`.
@@ -91,15 +109,24 @@ pub struct RunArgs {
     /// Write every K-th frame to --out (the last frame always).
     #[arg(long, default_value_t = 1)]
     pub every: u64,
-    /// Write an SVG picture of the run to FILE.
+    /// Write an SVG of the run to FILE: an animation of at most 300 evenly
+    /// spaced frames (or a still with --svg-still).
     #[arg(long, value_name = "FILE")]
     pub svg: Option<PathBuf>,
-    /// Draw the run in the terminal.
+    /// With --svg: a still of the final frame, segments coloured by strain,
+    /// over faint earlier frames, instead of the animation.
+    #[arg(long, requires = "svg")]
+    pub svg_still: bool,
+    /// Draw the run in the terminal (animated on a terminal, else the last
+    /// frame).
     #[arg(long)]
     pub ascii: bool,
     /// Write the final tube meshes as Wavefront OBJ to FILE.
     #[arg(long, value_name = "FILE")]
     pub obj: Option<PathBuf>,
+    /// How the terminal views and the SVG look at the scene.
+    #[command(flatten)]
+    pub views: ViewArgs,
 }
 
 /// Options of `cable bench`.

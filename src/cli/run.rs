@@ -7,22 +7,14 @@ use cable::Scene;
 use cable_systems::Stepper;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
+use super::anim::{self, Animation};
 use super::out::OutWriter;
+use super::svg_out::{self, SvgOut};
 use super::{CliError, RunArgs, check_seconds, thread_pool};
+use cable_debug::{Frame, Recorder, Shape, render_frame_ascii};
 
 /// Runs `cable run`.
 pub fn run(a: &RunArgs) -> Result<(), CliError> {
-    for (flag, given) in [
-        ("--svg", a.svg.is_some()),
-        ("--ascii", a.ascii),
-        ("--obj", a.obj.is_some()),
-    ] {
-        if given {
-            return Err(CliError::Usage(format!(
-                "{flag}: not available in this build yet"
-            )));
-        }
-    }
     let layout = match &a.layout {
         Some(name) => super::bench::parse_layout(name)?,
         None => cable_systems::Layout::default(),
@@ -50,8 +42,32 @@ pub fn run(a: &RunArgs) -> Result<(), CliError> {
         Some(p) => Some(OutWriter::create(p, scene.params.substep)?),
         None => None,
     };
+    let obj = match &a.obj {
+        Some(p) => Some(super::obj::ObjWriter::create(p)?),
+        None => None,
+    };
+    let svg = match &a.svg {
+        Some(p) => Some(SvgOut::create(
+            p,
+            &format!("cable run {}", a.scene),
+            a.svg_still,
+            a.views.view,
+        )?),
+        None => None,
+    };
+    // Collider outlines of the debug views. When scenes carry colliders
+    // (issue 3), fill this from them: `scene.colliders.iter().map(Shape::from)`.
+    let shapes: Vec<Shape> = Vec::new();
+    let mut recorder =
+        Recorder::new(svg_out::capacity(pool.particle_count())).with_shapes(shapes.clone());
+    recorder.offer(&pool, stepper.time());
+    let mut animation = if a.ascii {
+        Animation::start(&a.views.ascii())
+    } else {
+        None
+    };
     let work = frames as f64 * scene.particle_count() as f64 * f64::from(scene.params.iterations);
-    let bar = if work > 2.0e8 {
+    let bar = if work > 2.0e8 && animation.is_none() {
         let bar = ProgressBar::with_draw_target(Some(frames), ProgressDrawTarget::stderr());
         if let Ok(style) = ProgressStyle::with_template("{bar:40} {pos}/{len} frames, {eta} left") {
             bar.set_style(style);
@@ -71,12 +87,45 @@ pub fn run(a: &RunArgs) -> Result<(), CliError> {
                     w.frame(f, stepper.time(), &pool, &handles)?;
                 }
             }
+            if svg.is_some() {
+                recorder.offer(&pool, stepper.time());
+            }
+            if let Some(an) = animation.as_mut() {
+                if anim::interrupted() {
+                    return Err(CliError::Interrupted);
+                }
+                let status = format!(
+                    "cable run {}  t = {:.2} s of {seconds:.2} s  Ctrl-C stops",
+                    a.scene,
+                    stepper.time()
+                );
+                an.tick(
+                    f as f64 * f64::from(dt),
+                    || Frame::capture(&pool, stepper.time()).with_shapes(shapes.clone()),
+                    &status,
+                )
+                .map_err(|e| CliError::Other(format!("internal: {e}")))?;
+            }
             bar.inc(1);
         }
         Ok(())
     })?;
     bar.finish_and_clear();
     let wall = started.elapsed().as_secs_f64();
+    // Leave the alternate screen before printing anything else.
+    drop(animation);
+    if let Some(s) = svg {
+        recorder.finish(&pool, stepper.time());
+        s.write(&recorder)?;
+    }
+    if a.ascii {
+        let picture = render_frame_ascii(
+            &Frame::capture(&pool, stepper.time()).with_shapes(shapes),
+            &a.views.ascii(),
+        )
+        .map_err(|e| CliError::Other(format!("internal: {e}")))?;
+        print!("{picture}");
+    }
     if let Some(w) = out {
         w.finish()?;
     }
@@ -84,6 +133,9 @@ pub fn run(a: &RunArgs) -> Result<(), CliError> {
         return Err(CliError::Other(
             "the simulation produced non-finite positions; lower the substep or raise the iterations".into(),
         ));
+    }
+    if let Some(w) = obj {
+        workers.install(|| w.write(&pool))?;
     }
     println!(
         "{} cables, {} particles: {} frames, {} substeps, {:.3} s simulated in {:.3} s on {} threads",

@@ -15,9 +15,12 @@
 //! assert_eq!(pool.positions(rope)?.len(), 21);
 //! # Ok::<(), cable_core::CableError>(())
 //! ```
+#![warn(clippy::unwrap_used)]
+#![cfg_attr(test, allow(clippy::unwrap_used))]
 
 pub mod cable;
 pub mod error;
+pub mod mesh;
 pub mod pool;
 
 pub use cable::{CableDesc, CableHandle, CableParams, End};

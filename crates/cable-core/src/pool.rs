@@ -362,6 +362,17 @@ impl ParticlePool {
         Ok(&self.prev[self.rows(handle)?])
     }
 
+    /// Mutable previous positions: set `prev = pos - v·h` to give a particle
+    /// velocity `v` at substep `h`.
+    ///
+    /// # Errors
+    /// [`CableError::StaleHandle`] when the handle is not live.
+    pub fn prev_positions_mut(&mut self, handle: CableHandle) -> Result<&mut [Vec3], CableError> {
+        self.touch();
+        let rows = self.rows(handle)?;
+        Ok(&mut self.prev[rows])
+    }
+
     /// Inverse masses (0 = pinned) of a cable's particles.
     ///
     /// # Errors

@@ -8,7 +8,11 @@
 //! - [`step`]: the order of a substep and the fixed-substep [`Stepper`];
 //! - [`layout`]: the particle layouts the stepper runs in ([`Layout`]:
 //!   [`aos`], SoA, [`lanes`]), all bitwise identical; [`pipeline`]: the
-//!   pipelined sweeps of long cables.
+//!   pipelined sweeps of long cables;
+//! - `ecs` (feature `hecs`, on by default): cables, attachments and targets as hecs entities;
+//! - [`mesh`]: tube and ribbon meshes of every cable, in parallel, into
+//!   reused GPU-ready buffers; [`frame`]: the parallel-transport frames they
+//!   use; [`socket`]: transforms on a cable; [`snapshot`]: lock-free render hand-off.
 //!
 //! # Example
 //! ```
@@ -23,15 +27,23 @@
 //! assert!(pool.positions(rope)?[8].y < 0.0); // the middle sags
 //! # Ok::<(), cable_core::CableError>(())
 //! ```
+#![warn(clippy::unwrap_used)]
+#![cfg_attr(test, allow(clippy::unwrap_used))]
 
 pub mod aos;
 pub mod attach;
 pub mod constraints;
+#[cfg(feature = "hecs")]
+pub mod ecs;
+pub mod frame;
 pub mod integrate;
 pub mod lanes;
 pub mod layout;
+pub mod mesh;
 pub mod params;
 pub mod pipeline;
+pub mod snapshot;
+pub mod socket;
 pub mod step;
 
 pub use layout::{Layout, ParseLayoutError, Stages};

@@ -181,6 +181,64 @@ impl Stepper {
     /// # Errors
     /// `frame_dt` negative or not finite (the pool is untouched).
     pub fn advance(&mut self, pool: &mut ParticlePool, frame_dt: f32) -> Result<u32, CableError> {
+        let n = self.frame_substeps(frame_dt)?;
+        // Cables are independent within a frame: the layout runs all n
+        // substeps of a cable (or lane group) while it is hot in cache.
+        self.state
+            .advance(self.layout, pool, &self.params, n, Stages::ALL);
+        self.substeps_run += u64::from(n);
+        Ok(n)
+    }
+
+    /// Like [`Stepper::advance`], but calls `before_substep(pool, k, n)`
+    /// before substep `k` of the `n` this frame runs (k = 0..n), so a caller
+    /// can move attachment targets smoothly across the substeps of a frame
+    /// (the ECS layer interpolates a moving hand this way). The substeps then
+    /// run one at a time, each after its call.
+    ///
+    /// # Errors
+    /// `frame_dt` negative or not finite (the pool is untouched).
+    ///
+    /// # Example
+    /// ```
+    /// use cable_core::{CableDesc, End, ParticlePool};
+    /// use cable_systems::{SolverParams, Stepper};
+    /// use glam::Vec3;
+    ///
+    /// let mut pool = ParticlePool::new();
+    /// let rope = pool.add_cable(&CableDesc::line(Vec3::ZERO, Vec3::X * 2.0, 2.0, 8)?)?;
+    /// let mut stepper = Stepper::new(SolverParams { substep: 0.005, ..SolverParams::default() })?;
+    /// let (from, to) = (Vec3::ZERO, Vec3::new(0.0, 1.0, 0.0));
+    /// stepper.advance_with(&mut pool, 0.02, |pool, k, n| {
+    ///     let t = (k + 1) as f32 / n as f32;
+    ///     let _ = pool.set_attachment(rope, End::Start, Some(from.lerp(to, t)));
+    /// })?;
+    /// assert_eq!(pool.positions(rope)?[0], to);
+    /// # Ok::<(), cable_core::CableError>(())
+    /// ```
+    pub fn advance_with<F>(
+        &mut self,
+        pool: &mut ParticlePool,
+        frame_dt: f32,
+        mut before_substep: F,
+    ) -> Result<u32, CableError>
+    where
+        F: FnMut(&mut ParticlePool, u32, u32),
+    {
+        let n = self.frame_substeps(frame_dt)?;
+        for k in 0..n {
+            before_substep(pool, k, n);
+            self.state
+                .advance(self.layout, pool, &self.params, 1, Stages::ALL);
+        }
+        self.substeps_run += u64::from(n);
+        Ok(n)
+    }
+
+    /// Adds a frame of `frame_dt` seconds to the accumulator and takes out
+    /// the whole substeps this frame runs (at most `max_substeps`; whole
+    /// substeps beyond that are dropped, the fraction is kept).
+    fn frame_substeps(&mut self, frame_dt: f32) -> Result<u32, CableError> {
         let dt = cable_core::error::check_finite("frame_dt", frame_dt)?;
         if dt < 0.0 {
             return Err(CableError::OutOfRange {
@@ -190,22 +248,17 @@ impl Stepper {
             });
         }
         let h = f64::from(self.params.substep);
-        self.accumulator += f64::from(dt);
+        let mut acc = self.accumulator + f64::from(dt);
         let mut n = 0;
-        while n < self.params.max_substeps && self.accumulator >= h * (1.0 - ACCUMULATOR_SLACK) {
-            self.accumulator -= h;
+        while n < self.params.max_substeps && acc >= h * (1.0 - ACCUMULATOR_SLACK) {
+            acc -= h;
             n += 1;
         }
-        // Cables are independent within a frame: the layout runs all n
-        // substeps of a cable (or lane group) while it is hot in cache.
-        self.state
-            .advance(self.layout, pool, &self.params, n, Stages::ALL);
-        if self.accumulator >= h {
+        if acc >= h {
             // Capped: drop the whole substeps we could not afford, keep the fraction.
-            self.accumulator %= h;
+            acc %= h;
         }
-        self.accumulator = self.accumulator.max(0.0);
-        self.substeps_run += u64::from(n);
+        self.accumulator = acc.max(0.0);
         Ok(n)
     }
 }

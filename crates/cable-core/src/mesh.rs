@@ -1,0 +1,668 @@
+//! Render data of cables: the GPU-ready [`Vertex`], the [`MeshBuffers`] that
+//! hold every cable's mesh in one vertex and one index buffer, the
+//! [`MeshOptions`] that pick tube or ribbon and smoothing, bounding boxes
+//! ([`Aabb`]) and the Wavefront OBJ writer.
+//!
+//! The mesh system that fills these buffers lives in `cable_systems::mesh`.
+//!
+//! # Counts
+//! A cable of `n` particles (`n - 1` segments) meshed with `k =
+//! rings_per_segment` has `rings = (n - 1)·k + 1` rings of vertices along it:
+//!
+//! | style | vertices | indices |
+//! | --- | --- | --- |
+//! | tube of `sides` sides | `rings · (sides + 1)` | `(rings - 1) · sides · 6` |
+//! | ribbon, one-sided | `rings · 2` | `(rings - 1) · 6` |
+//! | ribbon, two-sided | `rings · 4` | `(rings - 1) · 12` |
+//!
+//! A tube ring has `sides + 1` vertices because the seam is doubled (u = 0
+//! and u = 1 sit at the same place with different texture coordinates).
+//! Tubes are open at both ends, as Unreal's cable is.
+//!
+//! A cable's vertices are stored ring after ring from its start. Tube ring
+//! vertex `j` (0..=sides) has `u = j / sides` and lies at angle `2π j / sides`
+//! from the ring's normal at `u = 0`, counter-clockwise seen from ahead of
+//! the cable (looking back along its tangent). A ribbon ring holds its left
+//! (`u = 0`) and right (`u = 1`) edge, then, if two-sided, the same two
+//! again for the back face.
+
+use std::io::{self, Write};
+use std::ops::Range;
+
+use bytemuck::{Pod, Zeroable};
+use glam::Vec3;
+
+use crate::cable::CableHandle;
+use crate::error::{CableError, check_vec3};
+
+/// One mesh vertex, laid out for direct upload to a GPU vertex buffer
+/// (48 bytes, no padding; `bytemuck::cast_slice` turns a `&[Vertex]` into bytes).
+///
+/// - `position`: metres, world space (the pool's space).
+/// - `normal`: unit, pointing away from the cable's axis (tube), or towards
+///   the viewer (ribbon front face).
+/// - `tangent`: `xyz` unit, along the cable (direction of increasing `v`);
+///   `w` is the handedness: `w · (normal × tangent.xyz)` points towards
+///   increasing `u` (−1 on tubes and ribbon back faces, +1 on ribbon fronts).
+/// - `uv`: `u` around the tube from 0 to 1 (across a ribbon), `v` along the
+///   cable from 0 at the start to `tile` at the end, proportional to arc length.
+///
+/// # Example
+/// ```
+/// use cable_core::mesh::Vertex;
+/// assert_eq!(std::mem::size_of::<Vertex>(), 48);
+/// let v = Vertex::zeroed_vertex();
+/// let bytes: &[u8] = bytemuck::cast_slice(std::slice::from_ref(&v));
+/// assert_eq!(bytes.len(), 48);
+/// ```
+#[repr(C)]
+#[derive(Debug, Clone, Copy, PartialEq, Pod, Zeroable)]
+pub struct Vertex {
+    /// Position, metres.
+    pub position: [f32; 3],
+    /// Unit outward normal.
+    pub normal: [f32; 3],
+    /// Unit tangent along the cable, and handedness in `w`.
+    pub tangent: [f32; 4],
+    /// Texture coordinates: `u` around, `v` along (repeating `tile` times).
+    pub uv: [f32; 2],
+}
+
+impl Vertex {
+    /// A vertex with every field 0 (what buffers are filled with before a build).
+    #[inline]
+    #[must_use]
+    pub fn zeroed_vertex() -> Self {
+        Self::zeroed()
+    }
+
+    /// The position as a [`Vec3`].
+    #[inline]
+    #[must_use]
+    pub fn pos(&self) -> Vec3 {
+        Vec3::from_array(self.position)
+    }
+
+    /// The normal as a [`Vec3`].
+    #[inline]
+    #[must_use]
+    pub fn nrm(&self) -> Vec3 {
+        Vec3::from_array(self.normal)
+    }
+
+    /// The tangent direction (without handedness) as a [`Vec3`].
+    #[inline]
+    #[must_use]
+    pub fn tan(&self) -> Vec3 {
+        Vec3::new(self.tangent[0], self.tangent[1], self.tangent[2])
+    }
+}
+
+/// What shape a cable is drawn as.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum MeshStyle {
+    /// A closed tube of the cable's `sides` sides and `radius` (UE's cable mesh).
+    Tube,
+    /// A flat strip of width 2 × `radius` facing against `view` (the
+    /// direction the camera looks along), as the Unity rope ports draw.
+    Ribbon {
+        /// Viewing direction, world space; need not be unit, must not be zero.
+        view: Vec3,
+        /// Also emit a back face (own vertices, flipped normals and winding).
+        two_sided: bool,
+    },
+}
+
+/// Most sides a tube may have (the limit of `CableParams::sides`).
+pub const MAX_SIDES: u32 = 1024;
+
+/// Most rings per segment [`MeshOptions::rings_per_segment`] accepts.
+pub const MAX_RINGS_PER_SEGMENT: u32 = 64;
+
+/// How the mesh system draws cables.
+///
+/// # Example
+/// ```
+/// use cable_core::mesh::{MeshOptions, MeshStyle};
+/// let smooth = MeshOptions { rings_per_segment: 4, ..MeshOptions::default() };
+/// assert_eq!(smooth.style, MeshStyle::Tube);
+/// assert!(smooth.validate().is_ok());
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct MeshOptions {
+    /// Tube or ribbon. Default [`MeshStyle::Tube`].
+    pub style: MeshStyle,
+    /// Rings per segment, 1..=[`MAX_RINGS_PER_SEGMENT`]. 1 puts one ring at
+    /// each particle; `k > 1` samples a centripetal Catmull-Rom curve through
+    /// the particles `k` times per segment (Flax draws its rope as a spline).
+    /// Default 1.
+    pub rings_per_segment: u32,
+    /// Reference direction that fixes the roll of the first ring: the
+    /// normal at `u = 0` of the first ring is this direction made
+    /// perpendicular to the cable (another axis is used when the cable starts
+    /// parallel to it). The roll of later rings follows by parallel
+    /// transport. With [`MeshOptions::coherent_roll`] this applies only to a
+    /// cable's first build. Default `Vec3::Z`.
+    pub reference: Vec3,
+    /// Carry each cable's first-ring frame over from the previous build of
+    /// the same [`MeshBuffers`] by parallel transport (in time), instead of
+    /// seeding it from `reference` every build. The roll then never jumps
+    /// between frames, even when a cable's start swings past `reference`,
+    /// at the price of depending on the build history (still deterministic).
+    /// A cable is recognised by its handle, in the pool's order; a cable that
+    /// is new, or whose earlier cables were removed and re-added, is seeded
+    /// afresh. Default true.
+    pub coherent_roll: bool,
+}
+
+impl Default for MeshOptions {
+    fn default() -> Self {
+        Self {
+            style: MeshStyle::Tube,
+            rings_per_segment: 1,
+            reference: Vec3::Z,
+            coherent_roll: true,
+        }
+    }
+}
+
+impl MeshOptions {
+    /// Checks every field, naming the first one out of range.
+    ///
+    /// # Errors
+    /// `rings_per_segment` outside 1..=64, or a zero or non-finite
+    /// `reference` or ribbon `view`.
+    pub fn validate(&self) -> Result<(), CableError> {
+        if !(1..=MAX_RINGS_PER_SEGMENT).contains(&self.rings_per_segment) {
+            return Err(CableError::OutOfRange {
+                field: "rings_per_segment",
+                expected: "must be between 1 and 64",
+                value: f64::from(self.rings_per_segment),
+            });
+        }
+        check_direction("reference", self.reference)?;
+        if let MeshStyle::Ribbon { view, .. } = self.style {
+            check_direction("view", view)?;
+        }
+        Ok(())
+    }
+
+    /// Vertices in one ring for a cable of `sides` sides.
+    #[inline]
+    #[must_use]
+    pub fn ring_vertices(&self, sides: u32) -> u32 {
+        match self.style {
+            MeshStyle::Tube => sides + 1,
+            MeshStyle::Ribbon {
+                two_sided: false, ..
+            } => 2,
+            MeshStyle::Ribbon {
+                two_sided: true, ..
+            } => 4,
+        }
+    }
+
+    /// Indices between two consecutive rings for a cable of `sides` sides.
+    #[inline]
+    #[must_use]
+    pub fn gap_indices(&self, sides: u32) -> u32 {
+        match self.style {
+            MeshStyle::Tube => sides * 6,
+            MeshStyle::Ribbon {
+                two_sided: false, ..
+            } => 6,
+            MeshStyle::Ribbon {
+                two_sided: true, ..
+            } => 12,
+        }
+    }
+
+    /// Rings, vertices and indices of the mesh of a cable of `particles`
+    /// particles and `sides` sides (see the module's table), or `None` for
+    /// fewer than 2 particles or counts that do not fit in `u32`.
+    ///
+    /// # Example
+    /// ```
+    /// use cable_core::mesh::MeshOptions;
+    /// let c = MeshOptions::default().counts(17, 8).unwrap();
+    /// assert_eq!((c.rings, c.vertices, c.indices), (17, 17 * 9, 16 * 8 * 6));
+    /// ```
+    #[must_use]
+    pub fn counts(&self, particles: usize, sides: u32) -> Option<MeshCounts> {
+        let segments = u32::try_from(particles.checked_sub(1)?).ok()?;
+        if segments == 0 {
+            return None;
+        }
+        let rings = segments
+            .checked_mul(self.rings_per_segment)?
+            .checked_add(1)?;
+        Some(MeshCounts {
+            rings,
+            vertices: rings.checked_mul(self.ring_vertices(sides))?,
+            indices: (rings - 1).checked_mul(self.gap_indices(sides))?,
+        })
+    }
+}
+
+fn check_direction(field: &'static str, v: Vec3) -> Result<(), CableError> {
+    check_vec3(field, v)?;
+    if v.length_squared() < 1.0e-12 {
+        return Err(CableError::OutOfRange {
+            field,
+            expected: "must not be the zero vector",
+            value: f64::from(v.length()),
+        });
+    }
+    Ok(())
+}
+
+/// Sizes of one cable's mesh.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct MeshCounts {
+    /// Rings along the cable.
+    pub rings: u32,
+    /// Vertices.
+    pub vertices: u32,
+    /// Indices (three per triangle).
+    pub indices: u32,
+}
+
+/// An axis-aligned bounding box, metres. The empty box has `min = +∞`,
+/// `max = −∞`, so that growing it by any point gives that point.
+///
+/// # Example
+/// ```
+/// use cable_core::mesh::Aabb;
+/// use glam::Vec3;
+/// let b = Aabb::from_points(&[Vec3::ZERO, Vec3::new(2.0, -1.0, 0.0)]).expanded(0.5);
+/// assert_eq!(b.min, Vec3::new(-0.5, -1.5, -0.5));
+/// assert!(b.contains(Vec3::new(1.0, 0.0, 0.0)));
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Aabb {
+    /// Smallest corner.
+    pub min: Vec3,
+    /// Largest corner.
+    pub max: Vec3,
+}
+
+impl Default for Aabb {
+    fn default() -> Self {
+        Self::EMPTY
+    }
+}
+
+impl Aabb {
+    /// The empty box.
+    pub const EMPTY: Aabb = Aabb {
+        min: Vec3::INFINITY,
+        max: Vec3::NEG_INFINITY,
+    };
+
+    /// The smallest box holding every point (empty for no points).
+    #[must_use]
+    pub fn from_points(points: &[Vec3]) -> Self {
+        points.iter().fold(Self::EMPTY, |b, &p| b.grown(p))
+    }
+
+    /// True when the box holds no point.
+    #[inline]
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        !(self.min.cmple(self.max).all())
+    }
+
+    /// The box grown to hold `p`.
+    #[inline]
+    #[must_use]
+    pub fn grown(self, p: Vec3) -> Self {
+        Self {
+            min: self.min.min(p),
+            max: self.max.max(p),
+        }
+    }
+
+    /// The smallest box holding both boxes.
+    #[inline]
+    #[must_use]
+    pub fn union(self, other: Aabb) -> Self {
+        Self {
+            min: self.min.min(other.min),
+            max: self.max.max(other.max),
+        }
+    }
+
+    /// The box with every face moved out by `r` metres (empty stays empty).
+    #[inline]
+    #[must_use]
+    pub fn expanded(self, r: f32) -> Self {
+        if self.is_empty() {
+            return self;
+        }
+        Self {
+            min: self.min - Vec3::splat(r),
+            max: self.max + Vec3::splat(r),
+        }
+    }
+
+    /// True when `p` lies inside or on the box.
+    #[inline]
+    #[must_use]
+    pub fn contains(&self, p: Vec3) -> bool {
+        self.min.cmple(p).all() && p.cmple(self.max).all()
+    }
+
+    /// Centre of a non-empty box.
+    #[inline]
+    #[must_use]
+    pub fn center(&self) -> Vec3 {
+        (self.min + self.max) * 0.5
+    }
+}
+
+/// Where one cable's mesh lies in a [`MeshBuffers`], and its bounds.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct CableMesh {
+    /// The cable.
+    pub handle: CableHandle,
+    /// First vertex of the cable in [`MeshBuffers::vertices`].
+    pub first_vertex: u32,
+    /// First index of the cable in [`MeshBuffers::indices`].
+    pub first_index: u32,
+    /// Rings, vertices and indices.
+    pub counts: MeshCounts,
+    /// Vertices per ring.
+    pub ring_vertices: u32,
+    /// Box holding every vertex of the cable: the ring centres grown by the
+    /// radius (UE's `CalcBounds`).
+    pub bounds: Aabb,
+    /// Unit tangent of the first ring after the last build (zero before).
+    pub start_tangent: Vec3,
+    /// Unit normal at `u = 0` of the first ring after the last build (zero
+    /// before): the roll that [`MeshOptions::coherent_roll`] carries on.
+    pub start_normal: Vec3,
+}
+
+impl CableMesh {
+    /// The cable's range in [`MeshBuffers::vertices`].
+    #[inline]
+    #[must_use]
+    pub fn vertex_range(&self) -> Range<usize> {
+        self.first_vertex as usize..(self.first_vertex + self.counts.vertices) as usize
+    }
+
+    /// The cable's range in [`MeshBuffers::indices`].
+    #[inline]
+    #[must_use]
+    pub fn index_range(&self) -> Range<usize> {
+        self.first_index as usize..(self.first_index + self.counts.indices) as usize
+    }
+}
+
+/// The meshes of every cable: one vertex buffer, one `u32` index buffer, and
+/// each cable's ranges in them, in the pool's cable order.
+///
+/// Indices are absolute (they index [`MeshBuffers::vertices`] directly), so
+/// the whole buffer draws with one call, and one cable with its
+/// [`CableMesh::index_range`]. Triangles are counter-clockwise seen from
+/// outside the tube (from the viewer for a ribbon's front face).
+///
+/// The buffers are reused: rebuilding with the same number of cables and
+/// particles does not allocate.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct MeshBuffers {
+    /// Every vertex of every cable.
+    pub vertices: Vec<Vertex>,
+    /// Every index of every cable, three per triangle.
+    pub indices: Vec<u32>,
+    /// Per-cable ranges and bounds, in the pool's cable order.
+    pub cables: Vec<CableMesh>,
+    /// Union of the cables' bounds.
+    pub bounds: Aabb,
+}
+
+impl MeshBuffers {
+    /// Empty buffers.
+    #[must_use]
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Sets the per-cable ranges for `cables` (handle, particle count, sides)
+    /// and sizes the buffers to match; the contents are left for the mesh
+    /// system to fill. Does not allocate when the sizes fit the capacity.
+    /// Each cable keeps the start frame of its previous build in these
+    /// buffers (see [`MeshOptions::coherent_roll`]). On error the buffers are
+    /// left empty.
+    ///
+    /// # Errors
+    /// Invalid options, a cable of fewer than 2 particles, or more vertices
+    /// or indices than `u32` can count.
+    pub fn layout(
+        &mut self,
+        cables: impl Iterator<Item = (CableHandle, usize, u32)>,
+        options: &MeshOptions,
+    ) -> Result<(), CableError> {
+        let res = self.try_layout(cables, options);
+        if res.is_err() {
+            self.cables.clear();
+            self.vertices.clear();
+            self.indices.clear();
+            self.bounds = Aabb::EMPTY;
+        }
+        res
+    }
+
+    fn try_layout(
+        &mut self,
+        cables: impl Iterator<Item = (CableHandle, usize, u32)>,
+        options: &MeshOptions,
+    ) -> Result<(), CableError> {
+        options.validate()?;
+        // Records are rewritten in place: entry `idx` is written only after
+        // every old entry at or before the search position was read, so the
+        // previous start frames can be carried over without a second buffer.
+        let old_len = self.cables.len();
+        let (mut idx, mut search) = (0usize, 0usize);
+        let (mut nv, mut ni) = (0u32, 0u32);
+        let too_many = |field| CableError::OutOfRange {
+            field,
+            expected: "the meshes of all cables must hold fewer than 2^32 vertices and indices",
+            value: f64::from(u32::MAX),
+        };
+        for (handle, particles, sides) in cables {
+            if particles < 2 {
+                return Err(CableError::TooFew {
+                    field: "points",
+                    min: 2,
+                    got: particles,
+                });
+            }
+            let counts = options
+                .counts(particles, sides)
+                .ok_or_else(|| too_many("mesh vertices"))?;
+            let mut start = (Vec3::ZERO, Vec3::ZERO);
+            if let Some(off) = self.cables[search.min(old_len)..old_len]
+                .iter()
+                .position(|c| c.handle == handle)
+            {
+                let old = &self.cables[search + off];
+                start = (old.start_tangent, old.start_normal);
+                search += off + 1;
+            }
+            let rec = CableMesh {
+                handle,
+                first_vertex: nv,
+                first_index: ni,
+                counts,
+                ring_vertices: options.ring_vertices(sides),
+                bounds: Aabb::EMPTY,
+                start_tangent: start.0,
+                start_normal: start.1,
+            };
+            // Overwriting an old entry not yet searched only loses its carried
+            // frame (a new cable before old ones); handles are unique, so a
+            // new record is never matched again.
+            if idx < self.cables.len() {
+                self.cables[idx] = rec;
+            } else {
+                self.cables.push(rec);
+            }
+            idx += 1;
+            nv = nv
+                .checked_add(counts.vertices)
+                .ok_or_else(|| too_many("mesh vertices"))?;
+            ni = ni
+                .checked_add(counts.indices)
+                .ok_or_else(|| too_many("mesh indices"))?;
+        }
+        self.cables.truncate(idx);
+        self.vertices.resize(nv as usize, Vertex::zeroed());
+        self.indices.resize(ni as usize, 0);
+        self.bounds = Aabb::EMPTY;
+        Ok(())
+    }
+
+    /// The mesh record of a cable, if it is in the buffers.
+    #[must_use]
+    pub fn cable(&self, handle: CableHandle) -> Option<&CableMesh> {
+        self.cables.iter().find(|c| c.handle == handle)
+    }
+
+    /// The vertex buffer as bytes, ready for upload.
+    #[must_use]
+    pub fn vertex_bytes(&self) -> &[u8] {
+        bytemuck::cast_slice(&self.vertices)
+    }
+
+    /// The index buffer as bytes, ready for upload.
+    #[must_use]
+    pub fn index_bytes(&self) -> &[u8] {
+        bytemuck::cast_slice(&self.indices)
+    }
+
+    /// Number of triangles.
+    #[must_use]
+    pub fn triangle_count(&self) -> usize {
+        self.indices.len() / 3
+    }
+
+    /// Makes `self` a copy of `other`, reusing `self`'s allocations (no
+    /// allocation once the capacities suffice), for render hand-off.
+    pub fn copy_from(&mut self, other: &MeshBuffers) {
+        self.vertices.clear();
+        self.vertices.extend_from_slice(&other.vertices);
+        self.indices.clear();
+        self.indices.extend_from_slice(&other.indices);
+        self.cables.clear();
+        self.cables.extend_from_slice(&other.cables);
+        self.bounds = other.bounds;
+    }
+
+    /// Writes the meshes as Wavefront OBJ: one object `o cable_<i>` per
+    /// cable (scene order, from 0) with its `v`, `vt` and `vn` lines and
+    /// triangles as `f v/vt/vn` with 1-based indices (the three are equal:
+    /// every vertex has its own position, texture coordinate and normal).
+    ///
+    /// # Errors
+    /// The writer's I/O errors.
+    ///
+    /// # Example
+    /// ```
+    /// use cable_core::mesh::MeshBuffers;
+    /// let mut text = Vec::new();
+    /// MeshBuffers::new().write_obj(&mut text)?;
+    /// assert!(String::from_utf8(text).unwrap().starts_with('#'));
+    /// # Ok::<(), std::io::Error>(())
+    /// ```
+    pub fn write_obj<W: Write>(&self, mut w: W) -> io::Result<()> {
+        writeln!(
+            w,
+            "# cable meshes: {} cables, {} vertices, {} triangles",
+            self.cables.len(),
+            self.vertices.len(),
+            self.triangle_count()
+        )?;
+        for (i, c) in self.cables.iter().enumerate() {
+            writeln!(w, "o cable_{i}")?;
+            let verts = &self.vertices[c.vertex_range()];
+            for v in verts {
+                let [x, y, z] = v.position;
+                writeln!(w, "v {x} {y} {z}")?;
+            }
+            for v in verts {
+                let [u, t] = v.uv;
+                writeln!(w, "vt {u} {t}")?;
+            }
+            for v in verts {
+                let [x, y, z] = v.normal;
+                writeln!(w, "vn {x} {y} {z}")?;
+            }
+            for tri in self.indices[c.index_range()].chunks_exact(3) {
+                let [a, b, d] = [tri[0] + 1, tri[1] + 1, tri[2] + 1];
+                writeln!(w, "f {a}/{a}/{a} {b}/{b}/{b} {d}/{d}/{d}")?;
+            }
+        }
+        w.flush()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn counts_follow_the_table() {
+        let tube = MeshOptions::default();
+        let c = tube.counts(5, 6).unwrap();
+        assert_eq!((c.rings, c.vertices, c.indices), (5, 35, 4 * 36));
+        let smooth = MeshOptions {
+            rings_per_segment: 3,
+            ..tube
+        };
+        assert_eq!(smooth.counts(5, 6).unwrap().rings, 13);
+        let ribbon = MeshOptions {
+            style: MeshStyle::Ribbon {
+                view: Vec3::Z,
+                two_sided: true,
+            },
+            ..tube
+        };
+        let c = ribbon.counts(5, 6).unwrap();
+        assert_eq!((c.vertices, c.indices), (20, 48));
+        assert!(tube.counts(1, 6).is_none());
+    }
+
+    #[test]
+    fn bad_options_name_their_field() {
+        let bad = MeshOptions {
+            rings_per_segment: 0,
+            ..MeshOptions::default()
+        };
+        assert!(matches!(
+            bad.validate(),
+            Err(CableError::OutOfRange {
+                field: "rings_per_segment",
+                ..
+            })
+        ));
+        let bad = MeshOptions {
+            style: MeshStyle::Ribbon {
+                view: Vec3::ZERO,
+                two_sided: false,
+            },
+            ..MeshOptions::default()
+        };
+        assert!(matches!(
+            bad.validate(),
+            Err(CableError::OutOfRange { field: "view", .. })
+        ));
+    }
+
+    #[test]
+    fn empty_box_is_neutral() {
+        let b = Aabb::EMPTY.union(Aabb::from_points(&[Vec3::ONE]));
+        assert_eq!(b.min, Vec3::ONE);
+        assert!(Aabb::EMPTY.is_empty() && Aabb::EMPTY.expanded(1.0).is_empty());
+    }
+}

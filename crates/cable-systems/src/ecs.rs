@@ -1,0 +1,496 @@
+//! hecs integration: cables, their attachments and their targets as entities,
+//! while the particles stay in the SoA [`ParticlePool`] where the systems run
+//! at full speed.
+//!
+//! Spawn an entity with a [`CableSpec`] (and optionally [`CableAttachments`]
+//! and [`CableParticles`]); [`CableWorld::step`] does the rest each frame.
+//! Nothing in a hot loop hashes or looks up an entity: entity look-ups happen
+//! once per cable per frame, the substeps touch only the pool.
+//!
+//! # Steps of [`CableWorld::step`]
+//! 1. **spawn**: entities with a [`CableSpec`] and no [`CableBody`] get a pool
+//!    cable and a [`CableBody`] naming it (a refused spec gets a
+//!    [`CableRejected`] with the reason instead, and is not retried);
+//! 2. **despawn**: pool cables whose entity is gone, or lost its
+//!    [`CableSpec`] or [`CableBody`], are freed;
+//! 3. **attachments**: each end's target is resolved (a world point, or
+//!    another entity's transform plus a local offset); a despawned target
+//!    frees the end, which keeps its velocity;
+//! 4. **step**: the [`Stepper`] runs this frame's substeps; moving targets are
+//!    interpolated linearly across them, so a fast hand does not yank the cable;
+//! 5. **write-back**: entities with a [`CableParticles`] get their particle
+//!    positions (copied into the component's buffer, no allocation once warm).
+//!
+//! # Example
+//! ```
+//! use cable_core::CableDesc;
+//! use cable_systems::ecs::{AttachTarget, CableAttachments, CableParticles, CableSpec, CableWorld, Transform};
+//! use cable_systems::SolverParams;
+//! use glam::Vec3;
+//!
+//! let mut world = hecs::World::new();
+//! let hand = world.spawn((Transform::from_translation(Vec3::new(0.0, 2.0, 0.0)),));
+//! let desc = CableDesc::line(Vec3::new(0.0, 2.0, 0.0), Vec3::new(2.0, 2.0, 0.0), 2.0, 8)?;
+//! let rope = world.spawn((
+//!     CableSpec::new(desc),
+//!     CableAttachments {
+//!         start: AttachTarget::Entity { entity: hand, offset: Vec3::ZERO },
+//!         end: AttachTarget::Free,
+//!     },
+//!     CableParticles::default(),
+//! ));
+//! let mut cables = CableWorld::new(SolverParams::default())?;
+//! for frame in 0..30 {
+//!     world.get::<&mut Transform>(hand).unwrap().translation.x = frame as f32 * 0.05;
+//!     cables.step(&mut world, 1.0 / 60.0)?;
+//! }
+//! let particles = world.get::<&CableParticles>(rope).unwrap();
+//! assert_eq!(particles.positions[0], Vec3::new(29.0 * 0.05, 2.0, 0.0));
+//! # Ok::<(), cable_core::CableError>(())
+//! ```
+
+use cable_core::{CableDesc, CableError, CableHandle, End, ParticlePool};
+use glam::{Quat, Vec3};
+use hecs::{Entity, World};
+
+use crate::params::SolverParams;
+use crate::step::Stepper;
+
+/// Describes the cable of an entity. Spawning an entity with it creates a
+/// pool cable at the next [`CableWorld::step`]; changing it afterwards has
+/// no effect (despawn and respawn, or use the pool through
+/// [`CableWorld::pool_mut`]).
+#[derive(Debug, Clone, PartialEq)]
+pub struct CableSpec {
+    /// Geometry and parameters of the cable.
+    pub desc: CableDesc,
+    /// Particle masses other than the default 1 kg: (particle index, kg).
+    /// A load at the end of a crane cable is `(segments, 50.0)`.
+    pub masses: Vec<(usize, f32)>,
+}
+
+impl CableSpec {
+    /// A spec with the default particle masses.
+    #[must_use]
+    pub fn new(desc: CableDesc) -> Self {
+        Self {
+            desc,
+            masses: Vec::new(),
+        }
+    }
+
+    /// Sets the mass of one particle, kilograms (> 0).
+    #[must_use]
+    pub fn with_mass(mut self, index: usize, kg: f32) -> Self {
+        self.masses.push((index, kg));
+        self
+    }
+}
+
+/// The pool handle of an entity's cable, added by [`CableWorld::step`].
+///
+/// The cable lives while its entity has both this and its [`CableSpec`]:
+/// despawning the entity or removing the spec frees it; removing only this
+/// component resets the cable (a new one is built from the spec).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CableBody {
+    /// The cable in [`CableWorld::pool`].
+    pub handle: CableHandle,
+}
+
+/// Added instead of [`CableBody`] when the pool refused a [`CableSpec`].
+#[derive(Debug, Clone, PartialEq)]
+pub struct CableRejected(pub CableError);
+
+/// Where one end of a cable hangs.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub enum AttachTarget {
+    /// Not attached: the end moves freely (a pin from the [`CableDesc`] is
+    /// released).
+    #[default]
+    Free,
+    /// Pinned to a fixed world point, metres.
+    Point(Vec3),
+    /// Pinned to another entity: its transform's translation plus `offset`
+    /// rotated by its rotation (UE's `AttachEndTo` with a socket offset).
+    Entity {
+        /// The entity followed; when it is despawned the end becomes free.
+        entity: Entity,
+        /// Offset in the target's local frame, metres.
+        offset: Vec3,
+    },
+}
+
+/// The attachments of a cable entity's two ends. Without this component
+/// the ends stay as the [`CableDesc`] pinned them. Change it at any time:
+/// attaching pins the end to its target from the next substep, detaching
+/// frees it without a jump.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct CableAttachments {
+    /// Particle 0.
+    pub start: AttachTarget,
+    /// The last particle.
+    pub end: AttachTarget,
+}
+
+impl CableAttachments {
+    fn get(&self, end: End) -> AttachTarget {
+        match end {
+            End::Start => self.start,
+            End::End => self.end,
+        }
+    }
+
+    fn set(&mut self, end: End, target: AttachTarget) {
+        match end {
+            End::Start => self.start = target,
+            End::End => self.end = target,
+        }
+    }
+}
+
+/// The particle positions of an entity's cable, written by
+/// [`CableWorld::step`] after each frame (add it to the entities whose
+/// positions you read; its buffer is reused, so no allocation once warm).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct CableParticles {
+    /// Positions, metres, from the start to the end of the cable.
+    pub positions: Vec<Vec3>,
+}
+
+/// A rigid transform: this crate's own, for worlds without one.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Transform {
+    /// Position, metres.
+    pub translation: Vec3,
+    /// Orientation (unit quaternion).
+    pub rotation: Quat,
+}
+
+impl Default for Transform {
+    fn default() -> Self {
+        Self {
+            translation: Vec3::ZERO,
+            rotation: Quat::IDENTITY,
+        }
+    }
+}
+
+impl Transform {
+    /// A transform at `translation` with no rotation.
+    #[inline]
+    #[must_use]
+    pub fn from_translation(translation: Vec3) -> Self {
+        Self {
+            translation,
+            rotation: Quat::IDENTITY,
+        }
+    }
+
+    /// Maps a point of the local frame to the world.
+    #[inline]
+    #[must_use]
+    pub fn transform_point(&self, local: Vec3) -> Vec3 {
+        self.translation + self.rotation * local
+    }
+}
+
+/// Where [`CableWorld`] reads the transforms of attachment targets.
+///
+/// [`OwnTransform`] reads this module's [`Transform`] component. An engine
+/// with its own transform type implements this trait, or passes a closure
+/// `Fn(&World, Entity) -> Option<Transform>`, to [`CableWorld::with_source`].
+pub trait TransformSource {
+    /// The world transform of `entity`, or `None` when it has none (or is
+    /// gone): the end attached to it is then freed.
+    fn transform(&self, world: &World, entity: Entity) -> Option<Transform>;
+}
+
+/// Reads the [`Transform`] component.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct OwnTransform;
+
+impl TransformSource for OwnTransform {
+    fn transform(&self, world: &World, entity: Entity) -> Option<Transform> {
+        world.get::<&Transform>(entity).ok().map(|t| *t)
+    }
+}
+
+impl<F> TransformSource for F
+where
+    F: Fn(&World, Entity) -> Option<Transform>,
+{
+    fn transform(&self, world: &World, entity: Entity) -> Option<Transform> {
+        self(world, entity)
+    }
+}
+
+/// Per-end state carried from frame to frame.
+#[derive(Debug, Clone, Copy, Default)]
+struct EndState {
+    /// The target at the end of the previous frame (None: not attached).
+    target: Option<Vec3>,
+    /// Displacement of the target over the last substep, metres: the
+    /// velocity × h an end keeps when it is detached.
+    last_move: Vec3,
+}
+
+#[derive(Debug, Clone)]
+struct Tracked {
+    entity: Entity,
+    handle: CableHandle,
+    ends: [EndState; 2],
+}
+
+/// A moving end this frame: interpolated across the substeps.
+#[derive(Debug, Clone, Copy)]
+struct Motion {
+    /// Index into `tracked`.
+    tracked: usize,
+    handle: CableHandle,
+    end: End,
+    from: Vec3,
+    to: Vec3,
+}
+
+/// The cable simulation of a hecs [`World`]: owns the [`ParticlePool`] and
+/// the [`Stepper`], and syncs entities into them. See the [module
+/// docs](self) for the order of a step.
+#[derive(Debug)]
+pub struct CableWorld<S = OwnTransform> {
+    pool: ParticlePool,
+    stepper: Stepper,
+    source: S,
+    tracked: Vec<Tracked>,
+    spawned: Vec<(Entity, Result<CableHandle, CableError>)>,
+    motions: Vec<Motion>,
+    freed: Vec<(Entity, End)>,
+}
+
+impl CableWorld<OwnTransform> {
+    /// A cable world reading targets' [`Transform`] components.
+    ///
+    /// # Errors
+    /// A solver parameter out of range.
+    pub fn new(params: SolverParams) -> Result<Self, CableError> {
+        Self::with_source(params, OwnTransform)
+    }
+}
+
+impl<S: TransformSource> CableWorld<S> {
+    /// A cable world reading targets' transforms through `source`.
+    ///
+    /// # Errors
+    /// A solver parameter out of range.
+    pub fn with_source(params: SolverParams, source: S) -> Result<Self, CableError> {
+        Ok(Self {
+            pool: ParticlePool::new(),
+            stepper: Stepper::new(params)?,
+            source,
+            tracked: Vec::new(),
+            spawned: Vec::new(),
+            motions: Vec::new(),
+            freed: Vec::new(),
+        })
+    }
+
+    /// The particle pool (read the particles of a [`CableBody`] here without copying).
+    #[must_use]
+    pub fn pool(&self) -> &ParticlePool {
+        &self.pool
+    }
+
+    /// The particle pool, mutably (for pool-level edits such as teleports).
+    pub fn pool_mut(&mut self) -> &mut ParticlePool {
+        &mut self.pool
+    }
+
+    /// The stepper (parameters, simulated time).
+    #[must_use]
+    pub fn stepper(&self) -> &Stepper {
+        &self.stepper
+    }
+
+    /// Advances the world by a frame of `dt` seconds; returns the substeps run.
+    ///
+    /// # Errors
+    /// `dt` negative or not finite.
+    pub fn step(&mut self, world: &mut World, dt: f32) -> Result<u32, CableError> {
+        self.spawn_cables(world);
+        self.free_despawned(world);
+        self.resolve_attachments(world);
+        let motions = &self.motions;
+        let n = self
+            .stepper
+            .advance_with(&mut self.pool, dt, |pool, k, n| {
+                let t = (k + 1) as f32 / n as f32;
+                for m in motions {
+                    // The handle is live (checked this frame) and the target finite
+                    // (resolved from finite transforms), so this cannot fail.
+                    let _ = pool.set_attachment(m.handle, m.end, Some(m.from.lerp(m.to, t)));
+                }
+            })?;
+        for m in &self.motions {
+            let state = &mut self.tracked[m.tracked].ends[m.end.slot()];
+            if n > 0 {
+                state.last_move = (m.to - m.from) / n as f32;
+            } else {
+                // No substep ran: the end is still at `from`; move it next frame.
+                state.target = Some(m.from);
+            }
+        }
+        self.write_back(world);
+        Ok(n)
+    }
+
+    fn spawn_cables(&mut self, world: &mut World) {
+        self.spawned.clear();
+        for (entity, spec) in world
+            .query::<(Entity, &CableSpec)>()
+            .without::<hecs::Or<&CableBody, &CableRejected>>()
+            .iter()
+        {
+            let result = self.pool.add_cable(&spec.desc).and_then(|h| {
+                for &(i, kg) in &spec.masses {
+                    let check = if kg > 0.0 && kg.is_finite() {
+                        self.pool.set_inv_mass(h, i, 1.0 / kg)
+                    } else {
+                        Err(CableError::OutOfRange {
+                            field: "mass",
+                            expected: "must be greater than 0",
+                            value: f64::from(kg),
+                        })
+                    };
+                    if let Err(e) = check {
+                        // The cable was just added, so its handle is live.
+                        let _ = self.pool.remove_cable(h);
+                        return Err(e);
+                    }
+                }
+                Ok(h)
+            });
+            self.spawned.push((entity, result));
+        }
+        for (entity, result) in self.spawned.drain(..) {
+            match result {
+                Ok(handle) => {
+                    // The entity was yielded by the query above and nothing despawned it since.
+                    let _ = world.insert_one(entity, CableBody { handle });
+                    self.tracked.push(Tracked {
+                        entity,
+                        handle,
+                        ends: Default::default(),
+                    });
+                }
+                Err(e) => {
+                    let _ = world.insert_one(entity, CableRejected(e));
+                }
+            }
+        }
+    }
+
+    fn free_despawned(&mut self, world: &mut World) {
+        let pool = &mut self.pool;
+        let orphans = &mut self.spawned;
+        orphans.clear();
+        self.tracked.retain(|t| {
+            let body = world
+                .get::<&CableBody>(t.entity)
+                .is_ok_and(|b| b.handle == t.handle);
+            let spec = world.satisfies::<&CableSpec>(t.entity);
+            if !(body && spec) {
+                // Tracked handles are live until this removal.
+                let _ = pool.remove_cable(t.handle);
+                if body {
+                    orphans.push((t.entity, Ok(t.handle)));
+                }
+            }
+            body && spec
+        });
+        for (entity, _) in orphans.drain(..) {
+            // The spec was removed but the entity lives: drop its stale body.
+            let _ = world.remove_one::<CableBody>(entity);
+        }
+    }
+
+    fn resolve_attachments(&mut self, world: &mut World) {
+        self.motions.clear();
+        self.freed.clear();
+        for (ti, t) in self.tracked.iter_mut().enumerate() {
+            let Ok(att) = world.get::<&CableAttachments>(t.entity).map(|a| *a) else {
+                continue;
+            };
+            for end in [End::Start, End::End] {
+                let state = &mut t.ends[end.slot()];
+                let target = match att.get(end) {
+                    AttachTarget::Free => None,
+                    AttachTarget::Point(p) => Some(p),
+                    AttachTarget::Entity { entity, offset } => {
+                        match self.source.transform(world, entity) {
+                            Some(tf) => Some(tf.transform_point(offset)),
+                            None => {
+                                self.freed.push((t.entity, end));
+                                None
+                            }
+                        }
+                    }
+                };
+                let target = target.filter(|p| cable_core::error::check_vec3("target", *p).is_ok());
+                match (state.target, target) {
+                    (Some(from), Some(to)) => {
+                        if from != to {
+                            self.motions.push(Motion {
+                                tracked: ti,
+                                handle: t.handle,
+                                end,
+                                from,
+                                to,
+                            });
+                        }
+                    }
+                    (None, Some(to)) => {
+                        let _ = self.pool.set_attachment(t.handle, end, Some(to));
+                    }
+                    (Some(_), None) => {
+                        // Detach: free the end and give it the target's last velocity.
+                        let _ = self.pool.set_attachment(t.handle, end, None);
+                        if let (Ok(pos), last) = (self.pool.positions(t.handle), state.last_move) {
+                            let row = if end == End::Start { 0 } else { pos.len() - 1 };
+                            let p = pos[row];
+                            if let Ok(prev) = self.pool.prev_positions_mut(t.handle) {
+                                prev[row] = p - last;
+                            }
+                        }
+                    }
+                    (None, None) => {
+                        // First sight of the component: release pins of the description.
+                        if self.pool.attachment(t.handle, end).ok().flatten().is_some() {
+                            let _ = self.pool.set_attachment(t.handle, end, None);
+                        }
+                    }
+                }
+                if state.target.is_none() || target.is_none() {
+                    state.last_move = Vec3::ZERO;
+                }
+                state.target = target;
+            }
+        }
+        // A despawned target frees the end for good: record that in the component.
+        for &(entity, end) in &self.freed {
+            if let Ok(mut att) = world.get::<&mut CableAttachments>(entity) {
+                att.set(end, AttachTarget::Free);
+            }
+        }
+    }
+
+    fn write_back(&mut self, world: &mut World) {
+        for t in &self.tracked {
+            if let Ok(mut out) = world.get::<&mut CableParticles>(t.entity) {
+                if let Ok(pos) = self.pool.positions(t.handle) {
+                    out.positions.clear();
+                    out.positions.extend_from_slice(pos);
+                }
+            }
+        }
+    }
+}
