@@ -4,6 +4,7 @@
 
 pub mod scene;
 mod scene_colliders;
+pub mod workload;
 
 pub use cable_core as core;
 pub use cable_debug as debug;

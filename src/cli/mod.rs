@@ -2,6 +2,7 @@
 //! and exit 2 (bad usage or scene) or 1 (anything else).
 
 mod anim;
+mod bench;
 mod demo;
 mod obj;
 mod out;
@@ -98,7 +99,8 @@ pub struct RunArgs {
     /// Worker threads (default: all cores). Results do not depend on it.
     #[arg(long)]
     pub threads: Option<usize>,
-    /// Particle layout: soa (more arrive with the layouts work).
+    /// Particle layout: aos, soa or lanes8 (default: lanes8, the fastest;
+    /// all give identical results).
     #[arg(long)]
     pub layout: Option<String>,
     /// Write particle positions as JSON to FILE.
@@ -142,15 +144,27 @@ pub struct BenchArgs {
     /// Substeps to run.
     #[arg(long)]
     pub substeps: Option<u32>,
-    /// Worker threads.
+    /// Substeps per frame ([`cable_systems::Stepper::advance`] call).
+    /// Default: all of them in one frame, the solver's throughput, each
+    /// cable hot in cache across its substeps. 1 measures a game running
+    /// one substep a frame, copies between the pool and the layout included.
+    #[arg(long = "frame-substeps")]
+    pub frame_substeps: Option<u32>,
+    /// Worker threads (default: all cores).
     #[arg(long)]
     pub threads: Option<usize>,
-    /// Particle layout.
+    /// Particle layout: aos, soa or lanes8 (default: all of them, compared).
     #[arg(long)]
     pub layout: Option<String>,
     /// Print one JSON object on the last line.
     #[arg(long)]
     pub json: bool,
+    /// Run each layout R times and keep the fastest (default 1).
+    #[arg(long, value_name = "R")]
+    pub repeat: Option<u32>,
+    /// Write a bar chart of the results as SVG to FILE.
+    #[arg(long, value_name = "FILE")]
+    pub svg: Option<PathBuf>,
 }
 
 /// Entry point: parse, dispatch, map errors to exit codes.
@@ -187,10 +201,7 @@ pub fn main() -> ExitCode {
     let result = match cli.command {
         Command::Demo(a) => demo::demo(&a),
         Command::Run(a) => run::run(&a),
-        Command::Bench(_) => Err(CliError::Usage(
-            "cable bench: not available in this build yet (it arrives with the layouts work)"
-                .into(),
-        )),
+        Command::Bench(a) => bench::bench(&a),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

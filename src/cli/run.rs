@@ -13,14 +13,12 @@ use super::svg_out::{self, SvgOut};
 use super::{CliError, RunArgs, check_seconds, thread_pool};
 use cable_debug::{Frame, Recorder, Shape, render_frame_ascii};
 
-/// Layouts this build knows.
-pub const LAYOUTS: &[&str] = &["soa"];
-
 /// Runs `cable run`.
 pub fn run(a: &RunArgs) -> Result<(), CliError> {
-    if let Some(layout) = &a.layout {
-        check_layout(layout)?;
-    }
+    let layout = match &a.layout {
+        Some(name) => super::bench::parse_layout(name)?,
+        None => cable_systems::Layout::default(),
+    };
     let seconds = check_seconds(a.seconds)?;
     let dt = a.frame_dt;
     if !(dt.is_finite() && dt > 0.0 && dt <= 10.0) {
@@ -36,8 +34,8 @@ pub fn run(a: &RunArgs) -> Result<(), CliError> {
     let (mut pool, handles) = scene
         .build_pool()
         .map_err(|e| CliError::Usage(e.to_string()))?;
-    let mut stepper =
-        Stepper::new(scene.params).map_err(|e| CliError::Usage(format!("scene.{e}")))?;
+    let mut stepper = Stepper::with_layout(scene.params, layout)
+        .map_err(|e| CliError::Usage(format!("scene.{e}")))?;
     let frames = frame_count(seconds, dt);
     let workers = thread_pool(a.threads)?;
     let mut out = match &a.out {
@@ -150,23 +148,6 @@ pub fn run(a: &RunArgs) -> Result<(), CliError> {
         workers.current_num_threads()
     );
     Ok(())
-}
-
-/// Refuses unknown layouts and those this build lacks.
-pub fn check_layout(layout: &str) -> Result<(), CliError> {
-    if LAYOUTS.contains(&layout) {
-        Ok(())
-    } else if ["aos", "lanes8"].contains(&layout) {
-        Err(CliError::Usage(format!(
-            "--layout: `{layout}` is not available in this build yet; available: {}",
-            LAYOUTS.join(", ")
-        )))
-    } else {
-        Err(CliError::Usage(format!(
-            "--layout: unknown layout `{layout}`; available: {}",
-            LAYOUTS.join(", ")
-        )))
-    }
 }
 
 /// Frames in `seconds` of frames of `dt`: the nearest whole number when

@@ -6,6 +6,12 @@ use crate::cable::{CableDesc, CableHandle, CableParams, End};
 use crate::collider::ColliderSet;
 use crate::error::{CableError, check_finite, check_vec3};
 
+// Revisions, indexed iteration and read-only cable views: a child module,
+// so it sees the private columns.
+#[path = "pool_access.rs"]
+mod access;
+pub use access::CableRef;
+
 /// Default particle budget of [`ParticlePool::new`]: 64 Mi particles
 /// (about 2.5 GiB of columns).
 pub const DEFAULT_PARTICLE_BUDGET: usize = 64 << 20;
@@ -78,6 +84,8 @@ pub struct ParticlePool {
     budget: usize,
     // --- colliders (issue 3) ---
     colliders: ColliderSet,
+    /// Changes with every mutable access (see [`ParticlePool::revision`]).
+    revision: u64,
 }
 
 impl Default for ParticlePool {
@@ -110,6 +118,7 @@ impl ParticlePool {
             garbage_rows: 0,
             budget: max_particles,
             colliders: ColliderSet::new(),
+            revision: access::next_revision(),
         }
     }
 
@@ -173,6 +182,7 @@ impl ParticlePool {
     /// [`CableError`] naming the parameter that is out of range, or
     /// [`CableError::BudgetExceeded`] when the pool would exceed its budget.
     pub fn add_cable(&mut self, desc: &CableDesc) -> Result<CableHandle, CableError> {
+        self.touch();
         desc.params.validate()?;
         let geo = &desc.geometry;
         let count = geo.points.len();
@@ -251,6 +261,7 @@ impl ParticlePool {
     /// # Errors
     /// [`CableError::StaleHandle`] when the handle is not live.
     pub fn remove_cable(&mut self, handle: CableHandle) -> Result<(), CableError> {
+        self.touch();
         let rec = self.record_index(handle)?;
         let slot = &mut self.slots[handle.index as usize];
         slot.record = None;
@@ -358,6 +369,7 @@ impl ParticlePool {
     /// # Errors
     /// [`CableError::StaleHandle`] when the handle is not live.
     pub fn positions_mut(&mut self, handle: CableHandle) -> Result<&mut [Vec3], CableError> {
+        self.touch();
         let rows = self.rows(handle)?;
         Ok(&mut self.pos[rows])
     }
@@ -377,6 +389,7 @@ impl ParticlePool {
     /// # Errors
     /// [`CableError::StaleHandle`] when the handle is not live.
     pub fn prev_positions_mut(&mut self, handle: CableHandle) -> Result<&mut [Vec3], CableError> {
+        self.touch();
         let rows = self.rows(handle)?;
         Ok(&mut self.prev[rows])
     }
@@ -410,6 +423,7 @@ impl ParticlePool {
         index: usize,
         inv_mass: f32,
     ) -> Result<(), CableError> {
+        self.touch();
         let w = check_finite("inv_mass", inv_mass)?;
         if w < 0.0 {
             return Err(CableError::OutOfRange {
@@ -453,6 +467,7 @@ impl ParticlePool {
         handle: CableHandle,
         params: CableParams,
     ) -> Result<(), CableError> {
+        self.touch();
         params.validate()?;
         let i = self.record_index(handle)?;
         self.cables[i].params = params;
@@ -482,6 +497,7 @@ impl ParticlePool {
         end: End,
         target: Option<Vec3>,
     ) -> Result<(), CableError> {
+        self.touch();
         if let Some(t) = target {
             check_vec3("attachment target", t)?;
         }
@@ -508,6 +524,7 @@ impl ParticlePool {
     /// # Errors
     /// Stale handle, or a non-finite offset.
     pub fn teleport(&mut self, handle: CableHandle, offset: Vec3) -> Result<(), CableError> {
+        self.touch();
         check_vec3("offset", offset)?;
         let i = self.record_index(handle)?;
         let rows = self.cables[i].first..self.cables[i].first + self.cables[i].count;
@@ -529,6 +546,7 @@ impl ParticlePool {
     /// # Errors
     /// Stale handle, or a non-finite `v` or `h`.
     pub fn set_velocity(&mut self, handle: CableHandle, v: Vec3, h: f32) -> Result<(), CableError> {
+        self.touch();
         check_vec3("velocity", v)?;
         check_finite("substep", h)?;
         let rows = self.rows(handle)?;
@@ -556,9 +574,11 @@ impl ParticlePool {
     /// after compacting. The views borrow disjoint rows, so callers may hand
     /// them to threads; [`ParticlePool::par_for_each_cable`] does that.
     pub fn columns_mut(&mut self) -> Columns<'_> {
+        self.touch();
         self.compact();
         Columns {
             base: 0,
+            first_cable: 0,
             pos: &mut self.pos,
             prev: &mut self.prev,
             inv_mass: &self.inv_mass,
@@ -636,6 +656,8 @@ pub const PAR_GRAIN: usize = 4096;
 #[derive(Debug)]
 pub struct Columns<'a> {
     base: usize,
+    /// Index (among the live cables, row order) of the run's first cable.
+    first_cable: usize,
     pos: &'a mut [Vec3],
     prev: &'a mut [Vec3],
     inv_mass: &'a [f32],
@@ -701,6 +723,7 @@ impl<'a> Columns<'a> {
         (
             Columns {
                 base: self.base,
+                first_cable: self.first_cable,
                 pos: p0,
                 prev: q0,
                 inv_mass: w0,
@@ -712,6 +735,7 @@ impl<'a> Columns<'a> {
             },
             Columns {
                 base: self.base + row,
+                first_cable: self.first_cable + k,
                 pos: p1,
                 prev: q1,
                 inv_mass: w1,
@@ -726,14 +750,20 @@ impl<'a> Columns<'a> {
 
     /// Calls `f` on each cable of the run in order, on this thread.
     pub fn for_each(self, f: &impl Fn(CableMut<'_>)) {
+        self.for_each_indexed(&|_, c| f(c));
+    }
+
+    /// Calls `f` with each cable's index (among the live cables, row order)
+    /// and view, in order, on this thread.
+    pub fn for_each_indexed(self, f: &impl Fn(usize, CableMut<'_>)) {
         let mut rest = self;
         while rest.len() > 1 {
             let (head, tail) = rest.split_at(1);
-            f(head.into_cable());
+            f(head.first_cable, head.into_cable());
             rest = tail;
         }
         if rest.len() == 1 {
-            f(rest.into_cable());
+            f(rest.first_cable, rest.into_cable());
         }
     }
 
@@ -761,8 +791,18 @@ impl<'a> Columns<'a> {
     where
         F: Fn(CableMut<'_>) + Sync,
     {
+        self.par_for_each_indexed(&|_, c| f(c));
+    }
+
+    /// Calls `f` with each cable's index (among the live cables, row order)
+    /// and view, in parallel, split by the scene alone as
+    /// [`Columns::par_for_each`] is.
+    pub fn par_for_each_indexed<F>(self, f: &F)
+    where
+        F: Fn(usize, CableMut<'_>) + Sync,
+    {
         if self.len() <= 1 || self.rows() <= PAR_GRAIN {
-            self.for_each(f);
+            self.for_each_indexed(f);
             return;
         }
         // Split at the cable nearest the middle row: depends on the scene only.
@@ -772,6 +812,6 @@ impl<'a> Columns<'a> {
             .partition_point(|c| c.first < mid_row)
             .clamp(1, self.len() - 1);
         let (a, b) = self.split_at(k);
-        rayon::join(|| a.par_for_each(f), || b.par_for_each(f));
+        rayon::join(|| a.par_for_each_indexed(f), || b.par_for_each_indexed(f));
     }
 }

@@ -388,3 +388,62 @@ fn keep_side(shape: &WorldShape, p: Vec3, phi: f32, nrm: Vec3, came: Vec3) -> (f
         (phi, nrm)
     }
 }
+
+/// A conservative test, run *before* a substep (after
+/// [`cable_core::ColliderSet::prepare`]): `false` only when
+/// [`Contacts::find`] is certain to find no candidate collider for this
+/// cable in the coming substep, whatever its integration does. Layouts
+/// without a collide kernel of their own (`Lanes8`) keep such cables in
+/// their fast path and hand the others to the scalar kernel, so results
+/// stay bitwise those of the scalar solver.
+///
+/// The bound: after attachments and integration a particle has moved by at
+/// most `m = max |p − p_prev| + h²·max |a|` per axis (velocity factor ≤ 1),
+/// and `find` queries the post-integration bounds grown by
+/// `1.5·radius + 2·m`; this queries the current bounds (with attachment
+/// targets) grown by `1.5·radius + 3·m` plus a rounding slack.
+#[must_use]
+pub fn may_touch(
+    c: &cable_core::CableRef<'_>,
+    colliders: &cable_core::ColliderSet,
+    params: &SolverParams,
+) -> bool {
+    let world = colliders.prepared();
+    if world.is_empty() || c.pos.is_empty() {
+        return false;
+    }
+    let mut bb = Aabb::EMPTY;
+    let mut v = 0.0f32;
+    // Pinned particles without an attachment keep their previous position,
+    // so it is in the bounds too; over-estimating costs only speed.
+    for (&p, &q) in c.pos.iter().zip(c.prev.iter()) {
+        bb = bb.with_point(p).with_point(q);
+        v = v.max((p - q).abs().max_element());
+    }
+    for t in c.attach.iter().flatten() {
+        bb = bb.with_point(*t);
+    }
+    let h = params.substep;
+    let acc = params.gravity * c.params.gravity_scale + c.params.force;
+    let m = v + h * h * acc.abs().max_element();
+    let scale = bb.min.abs().max(bb.max.abs()).max_element();
+    let margin = 1.5 * c.params.radius + 3.0 * m + 1.0e-3 + 1.0e-5 * scale;
+    if !margin.is_finite() {
+        return true;
+    }
+    let mut hit = false;
+    colliders.query(&bb.expand(margin), |_| hit = true);
+    if hit {
+        return true;
+    }
+    let (centre, half) = (bb.center(), (bb.max - bb.min) * 0.5);
+    colliders
+        .prepared_planes()
+        .iter()
+        .any(|&k| match world[k as usize].shape {
+            WorldShape::Plane { normal, offset } => {
+                normal.dot(centre) - normal.abs().dot(half) - offset < margin
+            }
+            _ => false,
+        })
+}

@@ -24,29 +24,48 @@ use crate::params::SolverParams;
 
 /// Classic rigid projection of the constraint |pos[j] − pos[i]| = rest.
 #[inline(always)]
-fn project(pos: &mut [Vec3], i: usize, j: usize, wa: f32, wb: f32, rest: f32) {
+pub(crate) fn project(pos: &mut [Vec3], i: usize, j: usize, wa: f32, wb: f32, rest: f32) {
+    let (a, b) = project_pair(pos[i], pos[j], wa, wb, rest);
+    pos[i] = a;
+    pos[j] = b;
+}
+
+/// The classic rigid projection of the constraint |b − a| = rest on two
+/// particle positions `a`, `b` (metres) with inverse masses `wa`, `wb`:
+/// returns their new positions (unchanged when the constraint is skipped or
+/// a particle is pinned). Every layout's
+/// scalar path calls this; the 8-wide kernel (`crate::lanes`) repeats it
+/// operation for operation.
+#[inline(always)]
+#[must_use]
+pub fn project_pair(a: Vec3, b: Vec3, wa: f32, wb: f32, rest: f32) -> (Vec3, Vec3) {
     let wsum = wa + wb;
     if wsum <= 0.0 {
-        return;
+        return (a, b);
     }
-    let d = pos[j] - pos[i];
+    let d = b - a;
     let len = d.length();
     if len <= MIN_SEGMENT_LENGTH {
-        return;
+        return (a, b);
     }
     let err = (len - rest) / len;
-    if wa > 0.0 {
-        pos[i] += d * (wa / wsum * err);
-    }
-    if wb > 0.0 {
-        pos[j] -= d * (wb / wsum * err);
-    }
+    let na = if wa > 0.0 {
+        a + d * (wa / wsum * err)
+    } else {
+        a
+    };
+    let nb = if wb > 0.0 {
+        b - d * (wb / wsum * err)
+    } else {
+        b
+    };
+    (na, nb)
 }
 
 /// XPBD projection with compliance `alpha_t` = α / h² and multiplier `lambda`.
 #[inline(always)]
 #[allow(clippy::too_many_arguments)] // a kernel: every argument is one scalar of the constraint
-fn project_compliant(
+pub(crate) fn project_compliant(
     pos: &mut [Vec3],
     i: usize,
     j: usize,
@@ -56,21 +75,38 @@ fn project_compliant(
     alpha_t: f32,
     lambda: &mut f32,
 ) {
+    let (a, b) = project_pair_compliant(pos[i], pos[j], wa, wb, rest, alpha_t, lambda);
+    pos[i] = a;
+    pos[j] = b;
+}
+
+/// The XPBD projection (compliance `alpha_t` = α / h²) on two particle positions:
+/// returns their new positions and updates the multiplier `lambda`.
+#[inline(always)]
+#[must_use]
+pub fn project_pair_compliant(
+    a: Vec3,
+    b: Vec3,
+    wa: f32,
+    wb: f32,
+    rest: f32,
+    alpha_t: f32,
+    lambda: &mut f32,
+) -> (Vec3, Vec3) {
     let wsum = wa + wb;
     if wsum <= 0.0 {
-        return;
+        return (a, b);
     }
-    let d = pos[j] - pos[i];
+    let d = b - a;
     let len = d.length();
     if len <= MIN_SEGMENT_LENGTH {
-        return;
+        return (a, b);
     }
     let c = len - rest;
     let dl = (-c - alpha_t * *lambda) / (wsum + alpha_t);
     *lambda += dl;
     let n = d / len;
-    pos[i] -= n * (wa * dl);
-    pos[j] += n * (wb * dl);
+    (a - n * (wa * dl), b + n * (wb * dl))
 }
 
 /// Runs `iterations` Gauss-Seidel sweeps over one cable's constraints,

@@ -8,6 +8,9 @@
 //! - [`collide`]: contact with spheres, capsules, planes and boxes, friction, no tunnelling
 //!   ([`narrow`] holds the shape queries);
 //! - [`step`]: the order of a substep and the fixed-substep [`Stepper`];
+//! - [`layout`]: the particle layouts the stepper runs in ([`Layout`]:
+//!   [`aos`], SoA, [`lanes`]), all bitwise identical; [`pipeline`]: the
+//!   pipelined sweeps of long cables;
 //! - `ecs` (feature `hecs`, on by default): cables, attachments and targets as hecs entities;
 //! - [`mesh`]: tube and ribbon meshes of every cable, in parallel, into
 //!   reused GPU-ready buffers; [`frame`]: the parallel-transport frames they
@@ -29,6 +32,7 @@
 #![warn(clippy::unwrap_used)]
 #![cfg_attr(test, allow(clippy::unwrap_used))]
 
+pub mod aos;
 pub mod attach;
 pub mod collide;
 pub mod constraints;
@@ -36,13 +40,17 @@ pub mod constraints;
 pub mod ecs;
 pub mod frame;
 pub mod integrate;
+pub mod lanes;
+pub mod layout;
 pub mod mesh;
 pub mod narrow;
 pub mod params;
+pub mod pipeline;
 pub mod snapshot;
 pub mod socket;
 pub mod step;
 
+pub use layout::{Layout, ParseLayoutError, Stages};
 pub use params::SolverParams;
 pub use step::{Stepper, substep, substep_cable};
 

@@ -5,6 +5,7 @@ use cable_core::{CableError, CableMut, ParticlePool};
 use crate::attach::attach_cable;
 use crate::constraints::solve_cable;
 use crate::integrate::integrate_cable;
+use crate::layout::{Layout, LayoutState, Stages};
 use crate::params::SolverParams;
 
 /// Runs one substep on one cable.
@@ -66,20 +67,77 @@ pub struct Stepper {
     params: SolverParams,
     accumulator: f64,
     substeps_run: u64,
+    layout: Layout,
+    state: LayoutState,
 }
 
 impl Stepper {
-    /// A stepper with validated parameters and an empty accumulator.
+    /// A stepper with validated parameters and an empty accumulator, on the
+    /// default (fastest exact) [`Layout`].
     ///
     /// # Errors
     /// A parameter out of range (see [`SolverParams::validate`]).
     pub fn new(params: SolverParams) -> Result<Self, CableError> {
+        Self::with_layout(params, Layout::default())
+    }
+
+    /// A stepper that runs its substeps in `layout`; every exact layout
+    /// gives bitwise the same positions.
+    ///
+    /// # Errors
+    /// A parameter out of range (see [`SolverParams::validate`]).
+    ///
+    /// # Example
+    /// ```
+    /// use cable_systems::{Layout, SolverParams, Stepper};
+    /// let stepper = Stepper::with_layout(SolverParams::default(), Layout::Aos)?;
+    /// assert_eq!(stepper.layout(), Layout::Aos);
+    /// # Ok::<(), cable_core::CableError>(())
+    /// ```
+    pub fn with_layout(params: SolverParams, layout: Layout) -> Result<Self, CableError> {
         params.validate()?;
         Ok(Self {
             params,
             accumulator: 0.0,
             substeps_run: 0,
+            layout,
+            state: LayoutState::default(),
         })
+    }
+
+    /// The layout the substeps run in.
+    #[inline]
+    #[must_use]
+    pub fn layout(&self) -> Layout {
+        self.layout
+    }
+
+    /// Switches layout; takes effect at the next substep, with no change in
+    /// results (the layouts are exact).
+    pub fn set_layout(&mut self, layout: Layout) {
+        self.layout = layout;
+    }
+
+    /// The layout buffers kept between frames (statistics for profiling).
+    #[must_use]
+    pub fn layout_state(&self) -> &LayoutState {
+        &self.state
+    }
+
+    /// Runs exactly `n` substeps now, bypassing the accumulator (benchmarks,
+    /// offline simulation). Results are those of `n` substeps run by
+    /// [`Stepper::advance`].
+    pub fn run_substeps(&mut self, pool: &mut ParticlePool, n: u32) {
+        self.run_stages(pool, n, Stages::ALL);
+    }
+
+    /// Runs `n` substeps doing only `stages` of each: for benchmarks and
+    /// profiling that time one system alone (a step without integration
+    /// does not move the cables forward in time).
+    pub fn run_stages(&mut self, pool: &mut ParticlePool, n: u32, stages: Stages) {
+        self.state
+            .advance(self.layout, pool, &self.params, n, stages);
+        self.substeps_run += u64::from(n);
     }
 
     /// The solver parameters.
@@ -128,13 +186,20 @@ impl Stepper {
     /// # Errors
     /// `frame_dt` negative or not finite (the pool is untouched).
     pub fn advance(&mut self, pool: &mut ParticlePool, frame_dt: f32) -> Result<u32, CableError> {
-        self.advance_with(pool, frame_dt, |_, _, _| {})
+        let n = self.frame_substeps(frame_dt)?;
+        // Cables are independent within a frame: the layout runs all n
+        // substeps of a cable (or lane group) while it is hot in cache.
+        self.state
+            .advance(self.layout, pool, &self.params, n, Stages::ALL);
+        self.substeps_run += u64::from(n);
+        Ok(n)
     }
 
     /// Like [`Stepper::advance`], but calls `before_substep(pool, k, n)`
     /// before substep `k` of the `n` this frame runs (k = 0..n), so a caller
     /// can move attachment targets smoothly across the substeps of a frame
-    /// (the ECS layer interpolates a moving hand this way).
+    /// (the ECS layer interpolates a moving hand this way). The substeps then
+    /// run one at a time, each after its call.
     ///
     /// # Errors
     /// `frame_dt` negative or not finite (the pool is untouched).
@@ -165,6 +230,20 @@ impl Stepper {
     where
         F: FnMut(&mut ParticlePool, u32, u32),
     {
+        let n = self.frame_substeps(frame_dt)?;
+        for k in 0..n {
+            before_substep(pool, k, n);
+            self.state
+                .advance(self.layout, pool, &self.params, 1, Stages::ALL);
+        }
+        self.substeps_run += u64::from(n);
+        Ok(n)
+    }
+
+    /// Adds a frame of `frame_dt` seconds to the accumulator and takes out
+    /// the whole substeps this frame runs (at most `max_substeps`; whole
+    /// substeps beyond that are dropped, the fraction is kept).
+    fn frame_substeps(&mut self, frame_dt: f32) -> Result<u32, CableError> {
         let dt = cable_core::error::check_finite("frame_dt", frame_dt)?;
         if dt < 0.0 {
             return Err(CableError::OutOfRange {
@@ -174,24 +253,17 @@ impl Stepper {
             });
         }
         let h = f64::from(self.params.substep);
-        self.accumulator += f64::from(dt);
-        // How many substeps this frame runs, decided before running them.
+        let mut acc = self.accumulator + f64::from(dt);
         let mut n = 0;
-        let mut acc = self.accumulator;
         while n < self.params.max_substeps && acc >= h * (1.0 - ACCUMULATOR_SLACK) {
             acc -= h;
             n += 1;
-        }
-        for k in 0..n {
-            before_substep(pool, k, n);
-            substep(pool, &self.params);
         }
         if acc >= h {
             // Capped: drop the whole substeps we could not afford, keep the fraction.
             acc %= h;
         }
         self.accumulator = acc.max(0.0);
-        self.substeps_run += u64::from(n);
         Ok(n)
     }
 }

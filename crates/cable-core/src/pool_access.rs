@@ -1,0 +1,120 @@
+//! Pool revisions, indexed iteration and read-only cable views: what the
+//! layouts need to keep a copy of the pool between frames.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use glam::Vec3;
+
+use super::{CableMut, ParticlePool};
+use crate::cable::{CableHandle, CableParams};
+
+/// Source of pool revisions: unique across all pools of the process.
+static NEXT_REVISION: AtomicU64 = AtomicU64::new(1);
+
+/// A fresh revision number.
+pub(super) fn next_revision() -> u64 {
+    NEXT_REVISION.fetch_add(1, Ordering::Relaxed)
+}
+
+impl ParticlePool {
+    /// A number that changes whenever the pool may have changed: every
+    /// method taking `&mut self` that can change particles, parameters or
+    /// cables gives the pool a new revision, unique across all pools of the
+    /// process (a clone keeps its original's revision: same contents).
+    ///
+    /// Layouts that keep a copy of the particles between frames compare it
+    /// with the revision they saw after their last write-back, to know when
+    /// the copy is still current.
+    ///
+    /// # Example
+    /// ```
+    /// use cable_core::{CableDesc, ParticlePool};
+    /// use glam::Vec3;
+    ///
+    /// let mut pool = ParticlePool::new();
+    /// let h = pool.add_cable(&CableDesc::line(Vec3::ZERO, Vec3::X, 1.0, 4)?)?;
+    /// let r = pool.revision();
+    /// let _ = pool.positions(h)?; // reading changes nothing
+    /// assert_eq!(pool.revision(), r);
+    /// pool.positions_mut(h)?[1].y = 0.5;
+    /// assert_ne!(pool.revision(), r);
+    /// # Ok::<(), cable_core::CableError>(())
+    /// ```
+    #[inline]
+    #[must_use]
+    pub fn revision(&self) -> u64 {
+        self.revision
+    }
+
+    /// Gives the pool a new revision.
+    #[inline]
+    pub(super) fn touch(&mut self) {
+        self.revision = next_revision();
+    }
+
+    /// Like [`ParticlePool::par_for_each_cable`], and also passes each cable's
+    /// index among the live cables in row order (the order of
+    /// [`ParticlePool::handles`]), so callers can pair a cable with data of
+    /// their own kept in that order (layout mirrors do).
+    pub fn par_for_each_cable_indexed<F>(&mut self, f: F)
+    where
+        F: Fn(usize, CableMut<'_>) + Sync,
+    {
+        self.columns_mut().par_for_each_indexed(&f);
+    }
+
+    /// A read-only view of the live cable with index `index` in row order
+    /// (the order of [`ParticlePool::handles`]), or `None` past the end.
+    /// O(1) once compacted (stepping compacts), O(cables) otherwise.
+    ///
+    /// # Example
+    /// ```
+    /// use cable_core::{CableDesc, ParticlePool};
+    /// use glam::Vec3;
+    ///
+    /// let mut pool = ParticlePool::new();
+    /// pool.add_cable(&CableDesc::line(Vec3::ZERO, Vec3::X, 1.0, 4)?)?;
+    /// let c = pool.cable(0).expect("one cable");
+    /// assert_eq!((c.pos.len(), c.rest[3], c.inv_mass[0]), (5, 0.25, 0.0));
+    /// assert!(pool.cable(1).is_none());
+    /// # Ok::<(), cable_core::CableError>(())
+    /// ```
+    #[must_use]
+    pub fn cable(&self, index: usize) -> Option<CableRef<'_>> {
+        let rec = if self.garbage_rows == 0 {
+            self.cables.get(index)?
+        } else {
+            self.cables.iter().filter(|c| c.alive).nth(index)?
+        };
+        let rows = rec.first..rec.first + rec.count;
+        Some(CableRef {
+            handle: rec.handle,
+            pos: &self.pos[rows.clone()],
+            prev: &self.prev[rows.clone()],
+            inv_mass: &self.inv_mass[rows.clone()],
+            rest: &self.rest[rows],
+            params: &rec.params,
+            attach: &rec.attach,
+        })
+    }
+}
+
+/// A read-only view of one cable's rows and parameters
+/// ([`ParticlePool::cable`]).
+#[derive(Debug, Clone, Copy)]
+pub struct CableRef<'a> {
+    /// The cable's handle.
+    pub handle: CableHandle,
+    /// Positions, metres.
+    pub pos: &'a [Vec3],
+    /// Previous positions (Verlet state).
+    pub prev: &'a [Vec3],
+    /// Inverse masses; 0 = pinned.
+    pub inv_mass: &'a [f32],
+    /// Rest length of the segment starting at each row, metres; last entry 0.
+    pub rest: &'a [f32],
+    /// The cable's parameters.
+    pub params: &'a CableParams,
+    /// Attachment target of each end ([`crate::End::slot`] order).
+    pub attach: &'a [Option<Vec3>; 2],
+}

@@ -1,0 +1,158 @@
+//! The synthetic benchmark workload of `cable bench` and of the criterion
+//! benches: many equal cables hanging between two pinned ends.
+
+use std::time::{Duration, Instant};
+
+use cable_core::{CableDesc, CableError, ParticlePool};
+use cable_systems::{Layout, SolverParams, Stepper};
+use glam::Vec3;
+
+/// A synthetic workload: `cables` cables of `segments` segments, each
+/// pinned at both ends 10 m apart with 12 m of rest length (so it sags and
+/// every constraint works), solved with `iterations` iterations for
+/// `substeps` substeps of 1/60 s.
+///
+/// # Example
+/// ```
+/// use cable::workload::Workload;
+/// use cable::systems::Layout;
+///
+/// let w = Workload { cables: 64, segments: 16, iterations: 4, substeps: 10, frame_substeps: 1 };
+/// let m = w.measure(Layout::Lanes8)?;
+/// assert_eq!(m.segment_iterations, 64 * 16 * 4 * 10);
+/// assert!(m.seconds > 0.0);
+/// # Ok::<(), cable::CableError>(())
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Workload {
+    /// Number of cables.
+    pub cables: usize,
+    /// Segments per cable.
+    pub segments: u32,
+    /// Solver iterations per substep.
+    pub iterations: u32,
+    /// Substeps measured.
+    pub substeps: u32,
+    /// Substeps per frame ([`Stepper::advance`] call): 1 is a game running
+    /// one substep a frame; more lets a layout keep a cable hot in cache
+    /// across the substeps of a frame.
+    pub frame_substeps: u32,
+}
+
+impl Default for Workload {
+    /// The issue's workload: 10,000 cables × 32 segments, 8 iterations,
+    /// 120 substeps, one substep per frame (`cable bench` runs all 120 in
+    /// one frame unless told `--frame-substeps`).
+    fn default() -> Self {
+        Self {
+            cables: 10_000,
+            segments: 32,
+            iterations: 8,
+            substeps: 120,
+            frame_substeps: 1,
+        }
+    }
+}
+
+/// What one [`Workload::measure`] found.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Measurement {
+    /// The layout measured.
+    pub layout: Layout,
+    /// Wall-clock seconds of the measured substeps.
+    pub seconds: f64,
+    /// Segments × iterations × substeps × cables solved.
+    pub segment_iterations: u64,
+    /// Particles × substeps.
+    pub particle_substeps: u64,
+}
+
+impl Measurement {
+    /// Segment-iterations per second.
+    #[must_use]
+    pub fn segment_iterations_per_sec(&self) -> f64 {
+        self.segment_iterations as f64 / self.seconds
+    }
+
+    /// Particle-substeps per second.
+    #[must_use]
+    pub fn particle_substeps_per_sec(&self) -> f64 {
+        self.particle_substeps as f64 / self.seconds
+    }
+}
+
+impl Workload {
+    /// The solver parameters of the workload.
+    #[must_use]
+    pub fn params(&self) -> SolverParams {
+        SolverParams {
+            iterations: self.iterations,
+            max_substeps: self.frame_substeps.max(1),
+            ..SolverParams::default()
+        }
+    }
+
+    /// Builds the pool: cables on a grid, 0.5 m apart.
+    ///
+    /// # Errors
+    /// A count out of range (segments, iterations, particle budget).
+    pub fn build(&self) -> Result<ParticlePool, CableError> {
+        self.params().validate()?;
+        let mut pool = ParticlePool::with_budget(crate::scene::SCENE_PARTICLE_BUDGET);
+        let side = (self.cables as f64).sqrt().ceil().max(1.0) as usize;
+        for k in 0..self.cables {
+            let (y, z) = ((k / side) as f32 * 0.5, (k % side) as f32 * 0.5);
+            let start = Vec3::new(0.0, y, z);
+            let desc = CableDesc::line(start, start + Vec3::X * 10.0, 12.0, self.segments)?;
+            pool.add_cable(&desc)?;
+        }
+        Ok(pool)
+    }
+
+    /// Builds the pool and a stepper in `layout`, warmed up by one frame
+    /// (buffers allocated, layout copies current): ready to time.
+    ///
+    /// # Errors
+    /// As [`Workload::build`].
+    pub fn prepare(&self, layout: Layout) -> Result<(ParticlePool, Stepper), CableError> {
+        let mut pool = self.build()?;
+        let mut stepper = Stepper::with_layout(self.params(), layout)?;
+        stepper.run_substeps(&mut pool, self.frame_substeps.max(1));
+        Ok((pool, stepper))
+    }
+
+    /// Segments × iterations of one substep over all cables.
+    #[must_use]
+    pub fn segment_iterations_per_substep(&self) -> u64 {
+        self.cables as u64 * u64::from(self.segments) * u64::from(self.iterations)
+    }
+
+    /// Builds the pool, warms the layout up with one frame (not measured),
+    /// then times `substeps` substeps on the current rayon pool.
+    ///
+    /// # Errors
+    /// As [`Workload::build`].
+    pub fn measure(&self, layout: Layout) -> Result<Measurement, CableError> {
+        let (mut pool, mut stepper) = self.prepare(layout)?;
+        let per = self.frame_substeps.max(1);
+        let mut left = self.substeps;
+        let started = Instant::now();
+        while left > 0 {
+            let n = per.min(left);
+            stepper.run_substeps(&mut pool, n);
+            left -= n;
+        }
+        let seconds = started.elapsed().max(Duration::from_nanos(1)).as_secs_f64();
+        let (c, s, t) = (
+            self.cables as u64,
+            u64::from(self.segments),
+            u64::from(self.substeps),
+        );
+        Ok(Measurement {
+            layout,
+            seconds,
+            segment_iterations: c * s * u64::from(self.iterations) * t,
+            particle_substeps: c * (s + 1) * t,
+        })
+    }
+}

@@ -1,0 +1,66 @@
+//! A warmed-up step allocates nothing, in every layout: the layouts keep
+//! their buffers between frames. Counted with dhat's global allocator in
+//! testing mode (its own file: it sets `#[global_allocator]`).
+
+use cable::core::{CableDesc, ParticlePool};
+use cable::systems::{Layout, SolverParams, Stepper};
+use glam::Vec3;
+
+#[global_allocator]
+static ALLOC: dhat::Alloc = dhat::Alloc;
+
+/// Mixed cables: lane groups, a partial group, scalar leftovers, a long
+/// pipelined cable, bending and compliance.
+fn scene() -> ParticlePool {
+    let mut pool = ParticlePool::new();
+    for k in 0..43 {
+        let y = k as f32 * 0.3;
+        let segs = if k % 10 == 9 { 70 } else { 16 };
+        let mut desc = CableDesc::line(Vec3::new(0.0, y, 0.0), Vec3::new(5.0, y, 0.0), 6.0, segs)
+            .expect("valid line");
+        desc.params.stiffness = k % 3 == 0;
+        desc.params.compliance = if k % 4 == 0 { 1.0e-3 } else { 0.0 };
+        pool.add_cable(&desc).expect("within budget");
+    }
+    pool
+}
+
+#[test]
+fn a_warmed_up_step_allocates_nothing_in_any_layout() {
+    let _profiler = dhat::Profiler::builder().testing().build();
+    let workers = rayon::ThreadPoolBuilder::new()
+        .num_threads(2)
+        .build()
+        .expect("threads");
+    // Every worker started (thread start-up allocates, concurrently).
+    workers.broadcast(|_| ());
+    for layout in Layout::ALL {
+        workers.install(|| {
+            let mut pool = scene();
+            let first = pool.handles().next().expect("a cable");
+            let mut stepper =
+                Stepper::with_layout(SolverParams::default(), layout).expect("valid params");
+            for _ in 0..3 {
+                stepper.advance(&mut pool, 1.0 / 30.0).expect("valid dt");
+            }
+            let before = dhat::HeapStats::get();
+            assert!(before.total_blocks > 0, "the counting allocator counts");
+            for frame in 0..10 {
+                if frame == 5 {
+                    // A change the layout must pick up: it re-gathers, in place.
+                    pool.positions_mut(first).expect("live")[3].y += 0.1;
+                }
+                stepper.advance(&mut pool, 1.0 / 30.0).expect("valid dt");
+            }
+            let after = dhat::HeapStats::get();
+            assert_eq!(
+                after.total_blocks,
+                before.total_blocks,
+                "layout {layout}: {} allocations in 10 warmed-up frames",
+                after.total_blocks - before.total_blocks
+            );
+            assert!(pool.all_finite());
+            assert_eq!(stepper.substeps_run(), 26);
+        });
+    }
+}

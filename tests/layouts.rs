@@ -1,0 +1,401 @@
+//! Every exact layout gives bitwise the positions of the plain per-substep
+//! scalar solver (`cable_systems::substep`, run substep by substep over the
+//! pool), on random scenes and whatever the rayon thread count.
+
+use cable::core::{CableDesc, Collider, End, ParticlePool};
+use cable::systems::{Layout, SolverParams, Stepper, substep};
+use glam::{Quat, Vec3};
+
+/// xorshift64*: a tiny deterministic generator for scene shapes.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
+    }
+    fn f(&mut self, lo: f32, hi: f32) -> f32 {
+        lo + (hi - lo) * ((self.next() >> 40) as f32 / (1u64 << 24) as f32)
+    }
+    fn pick<T: Copy>(&mut self, xs: &[T]) -> T {
+        xs[(self.next() % xs.len() as u64) as usize]
+    }
+    fn chance(&mut self, p: f32) -> bool {
+        self.f(0.0, 1.0) < p
+    }
+}
+
+/// A random scene: mixed segment counts (many shared, so lane groups form,
+/// some long enough for the pipelined sweeps), pins, masses, bending,
+/// compliance, wind, and a `-0.0` coordinate or two.
+fn random_scene(seed: u64) -> (ParticlePool, SolverParams) {
+    let mut rng = Rng(seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1);
+    let mut pool = ParticlePool::new();
+    let cables = 20 + (rng.next() % 40) as usize;
+    for k in 0..cables {
+        let segs = rng.pick(&[1u32, 2, 3, 7, 16, 16, 16, 33, 33, 70]);
+        let start = Vec3::new(
+            rng.f(-5.0, 5.0),
+            rng.f(-5.0, 5.0),
+            if k % 7 == 0 { -0.0 } else { rng.f(-1.0, 1.0) },
+        );
+        let end = start + Vec3::new(rng.f(1.0, 8.0), rng.f(-2.0, 2.0), rng.f(-1.0, 1.0));
+        let len = start.distance(end) * rng.f(0.8, 1.4);
+        let mut desc = CableDesc::line(start, end, len, segs).expect("valid line");
+        desc.attach_start = rng.chance(0.7);
+        desc.attach_end = rng.chance(0.5);
+        desc.params.stiffness = rng.chance(0.3);
+        desc.params.compliance = if rng.chance(0.3) {
+            rng.f(1.0e-5, 1.0e-2)
+        } else {
+            0.0
+        };
+        desc.params.gravity_scale = rng.f(0.5, 1.5);
+        if rng.chance(0.3) {
+            desc.params.force = Vec3::new(rng.f(-3.0, 3.0), 0.0, rng.f(-3.0, 3.0));
+        }
+        let h = pool.add_cable(&desc).expect("within budget");
+        let n = segs as usize + 1;
+        for i in 0..n {
+            if rng.chance(0.15) {
+                let w = if rng.chance(0.3) {
+                    0.0
+                } else {
+                    rng.f(0.3, 3.0)
+                };
+                pool.set_inv_mass(h, i, w).expect("valid mass");
+            }
+        }
+    }
+    let params = SolverParams {
+        gravity: Vec3::new(0.0, -9.81, rng.f(-1.0, 1.0)),
+        iterations: 1 + (rng.next() % 9) as u32,
+        damping: if rng.chance(0.5) {
+            0.0
+        } else {
+            rng.f(0.0, 2.0)
+        },
+        ..SolverParams::default()
+    };
+    (pool, params)
+}
+
+/// Scripted changes between frames: move an attachment, detach an end,
+/// remove a cable (so the pool compacts).
+fn script(pool: &mut ParticlePool, frame: usize) {
+    let handles: Vec<_> = pool.handles().collect();
+    match frame {
+        2 => {
+            let h = handles[0];
+            pool.set_attachment(h, End::Start, Some(Vec3::new(0.5, 1.0, -0.5)))
+                .expect("live");
+        }
+        3 => pool
+            .set_attachment(handles[1], End::End, None)
+            .expect("live"),
+        4 => pool.remove_cable(handles[2]).expect("live"),
+        5 => {
+            pool.positions_mut(handles[3]).expect("live")[0].y += 0.25;
+            pool.teleport(handles[4], Vec3::new(0.0, -1.0, 0.5))
+                .expect("live");
+            pool.prev_positions_mut(handles[5]).expect("live")[1].x -= 0.01;
+        }
+        _ => {}
+    }
+}
+
+fn bits(pool: &mut ParticlePool) -> Vec<u32> {
+    let handles: Vec<_> = pool.handles().collect();
+    let mut out = Vec::new();
+    for h in handles {
+        for p in pool
+            .positions(h)
+            .expect("live")
+            .iter()
+            .chain(pool.prev_positions(h).expect("live"))
+        {
+            out.extend(p.to_array().map(f32::to_bits));
+        }
+    }
+    out
+}
+
+const FRAMES: [f32; 8] = [
+    1.0 / 60.0,
+    1.0 / 60.0,
+    1.0 / 30.0,
+    1.0 / 30.0,
+    0.0,
+    1.0 / 20.0,
+    1.0 / 60.0,
+    1.0 / 45.0,
+];
+
+/// The reference: substep by substep with the plain free function.
+fn reference(seed: u64) -> Vec<u32> {
+    let (mut pool, params) = random_scene(seed);
+    let mut stepper = Stepper::with_layout(params, Layout::Soa).expect("valid params");
+    for (f, dt) in FRAMES.into_iter().enumerate() {
+        script(&mut pool, f);
+        // Let a stepper count the substeps of the frame, then run them one by one.
+        let mut probe = ParticlePool::new();
+        let n = stepper.advance(&mut probe, dt).expect("valid dt");
+        for _ in 0..n {
+            substep(&mut pool, &params);
+        }
+    }
+    assert!(pool.all_finite());
+    bits(&mut pool)
+}
+
+fn run(seed: u64, layout: Layout, threads: usize) -> Vec<u32> {
+    let workers = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()
+        .expect("threads");
+    workers.install(|| {
+        let (mut pool, params) = random_scene(seed);
+        let mut stepper = Stepper::with_layout(params, layout).expect("valid params");
+        for (f, dt) in FRAMES.into_iter().enumerate() {
+            script(&mut pool, f);
+            stepper.advance(&mut pool, dt).expect("valid dt");
+        }
+        bits(&mut pool)
+    })
+}
+
+#[test]
+fn every_layout_is_bitwise_the_scalar_solver_on_random_scenes() {
+    for seed in 0..12 {
+        let want = reference(seed);
+        for layout in Layout::ALL {
+            for threads in [1, 2, 3] {
+                let got = run(seed, layout, threads);
+                assert!(
+                    got == want,
+                    "seed {seed}: layout {layout} with {threads} threads differs from the scalar solver"
+                );
+            }
+        }
+    }
+}
+
+/// Colliders among the cables of a random scene: a sphere, a box, a
+/// floor, and a capsule that moves every frame.
+fn add_colliders(pool: &mut ParticlePool, frame: usize) {
+    let set = pool.colliders_mut();
+    if frame == 0 {
+        set.add(Collider::sphere(Vec3::new(0.0, -2.0, 0.0), 1.5).expect("valid"));
+        set.add(
+            Collider::cuboid(
+                Vec3::new(4.0, 1.0, 0.0),
+                Vec3::new(1.0, 0.3, 2.0),
+                Quat::from_rotation_z(0.4),
+            )
+            .expect("valid"),
+        );
+        set.add(Collider::plane(Vec3::Y, -5.2).expect("valid"));
+        set.add(
+            Collider::capsule(Vec3::new(-4.0, 0.0, -1.0), Vec3::new(-4.0, 0.0, 1.0), 0.4)
+                .expect("valid"),
+        );
+    } else {
+        let capsule = set.handles().last().expect("four colliders");
+        set.set_pose(
+            capsule,
+            Vec3::new(0.05 * frame as f32, 0.0, 0.0),
+            Quat::IDENTITY,
+        )
+        .expect("live");
+    }
+}
+
+#[test]
+fn every_layout_is_bitwise_the_scalar_solver_with_colliders() {
+    let mut lanes_used = 0;
+    for seed in 0..6 {
+        let (mut pool, params) = random_scene(100 + seed);
+        let mut stepper = Stepper::with_layout(params, Layout::Soa).expect("valid params");
+        for (f, dt) in FRAMES.into_iter().enumerate() {
+            script(&mut pool, f);
+            add_colliders(&mut pool, f);
+            let mut probe = ParticlePool::new();
+            let n = stepper.advance(&mut probe, dt).expect("valid dt");
+            for _ in 0..n {
+                substep(&mut pool, &params);
+            }
+        }
+        assert!(pool.all_finite());
+        let want = bits(&mut pool);
+        for layout in Layout::ALL {
+            for threads in [1, 2] {
+                let workers = rayon::ThreadPoolBuilder::new()
+                    .num_threads(threads)
+                    .build()
+                    .expect("threads");
+                let (got, lane_cables, cables) = workers.install(|| {
+                    let (mut pool, params) = random_scene(100 + seed);
+                    let mut stepper = Stepper::with_layout(params, layout).expect("valid params");
+                    for (f, dt) in FRAMES.into_iter().enumerate() {
+                        script(&mut pool, f);
+                        add_colliders(&mut pool, f);
+                        stepper.advance(&mut pool, dt).expect("valid dt");
+                    }
+                    let lanes = stepper.layout_state().lanes().lane_cables();
+                    (bits(&mut pool), lanes, pool.cable_count())
+                });
+                assert!(
+                    got == want,
+                    "seed {seed}: layout {layout} with {threads} threads and colliders differs from the scalar solver"
+                );
+                if layout == Layout::Lanes8 {
+                    // Cables far from every collider stay in lane groups, the rest go scalar.
+                    assert!(
+                        lane_cables < cables,
+                        "seed {seed}: no cable near a collider"
+                    );
+                    lanes_used += lane_cables;
+                }
+            }
+        }
+    }
+    assert!(
+        lanes_used > 0,
+        "no cable stayed in lane groups in any scene"
+    );
+}
+
+#[test]
+fn lanes8_actually_uses_lane_groups_on_random_scenes() {
+    let (mut pool, params) = random_scene(3);
+    let mut stepper = Stepper::with_layout(params, Layout::Lanes8).expect("valid params");
+    stepper.advance(&mut pool, 1.0 / 60.0).expect("valid dt");
+    let lanes = stepper.layout_state().lanes();
+    assert!(
+        lanes.lane_cables() >= pool.cable_count() / 2,
+        "{} of {}",
+        lanes.lane_cables(),
+        pool.cable_count()
+    );
+    assert!(lanes.lane_groups() >= 2);
+}
+
+/// One cable of the independent reference: positions, previous positions,
+/// pinned flags, rest length of every segment.
+type RefCable = (Vec<[f32; 3]>, Vec<[f32; 3]>, Vec<bool>, f32);
+
+/// The spec's classic step (damping 0, compliance 0, no bending), written
+/// out independently on plain arrays: pinned ends, Verlet, then segment by
+/// segment "half each when both are free, all onto the free one".
+fn classic_reference(cables: &mut [RefCable], g: [f32; 3], h: f32, iterations: u32, substeps: u32) {
+    for _ in 0..substeps {
+        for (pos, prev, pinned, rest) in cables.iter_mut() {
+            for i in 0..pos.len() {
+                if !pinned[i] {
+                    let p = pos[i];
+                    let v = [p[0] - prev[i][0], p[1] - prev[i][1], p[2] - prev[i][2]];
+                    prev[i] = p;
+                    let hh = h * h;
+                    pos[i] = [
+                        p[0] + v[0] + g[0] * hh,
+                        p[1] + v[1] + g[1] * hh,
+                        p[2] + v[2] + g[2] * hh,
+                    ];
+                }
+            }
+            for _ in 0..iterations {
+                for i in 0..pos.len() - 1 {
+                    let (fa, fb) = match (pinned[i], pinned[i + 1]) {
+                        (true, true) => continue,
+                        (false, false) => (0.5f32, 0.5f32),
+                        (true, false) => (0.0, 1.0),
+                        (false, true) => (1.0, 0.0),
+                    };
+                    let (a, b) = (pos[i], pos[i + 1]);
+                    let d = [b[0] - a[0], b[1] - a[1], b[2] - a[2]];
+                    let len = (d[0] * d[0] + d[1] * d[1] + d[2] * d[2]).sqrt();
+                    if len <= cable::core::MIN_SEGMENT_LENGTH {
+                        continue;
+                    }
+                    let err = (len - *rest) / len;
+                    if fa > 0.0 {
+                        pos[i] = [
+                            a[0] + d[0] * (fa * err),
+                            a[1] + d[1] * (fa * err),
+                            a[2] + d[2] * (fa * err),
+                        ];
+                    }
+                    if fb > 0.0 {
+                        pos[i + 1] = [
+                            b[0] - d[0] * (fb * err),
+                            b[1] - d[1] * (fb * err),
+                            b[2] - d[2] * (fb * err),
+                        ];
+                    }
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn every_layout_is_the_specs_classic_step_bit_for_bit() {
+    let mut rng = Rng(77);
+    let mut pool = ParticlePool::new();
+    let mut reference = Vec::new();
+    for k in 0..27 {
+        let segs = rng.pick(&[4u32, 9, 9, 9, 80]);
+        let start = Vec3::new(rng.f(-3.0, 3.0), k as f32 * 0.5, rng.f(-1.0, 1.0));
+        let end = start + Vec3::new(rng.f(2.0, 6.0), rng.f(-1.0, 1.0), 0.0);
+        let length = start.distance(end) * rng.f(1.0, 1.3);
+        let mut desc = CableDesc::line(start, end, length, segs).expect("valid line");
+        desc.attach_end = rng.chance(0.6);
+        pool.add_cable(&desc).expect("within budget");
+        let pts: Vec<[f32; 3]> = desc.points().iter().map(|p| p.to_array()).collect();
+        let mut pinned = vec![false; pts.len()];
+        pinned[0] = true;
+        pinned[pts.len() - 1] = desc.attach_end;
+        reference.push((pts.clone(), pts, pinned, desc.rest_lengths()[0]));
+    }
+    let params = SolverParams {
+        iterations: 6,
+        ..SolverParams::default()
+    };
+    classic_reference(
+        &mut reference,
+        params.gravity.to_array(),
+        params.substep,
+        params.iterations,
+        40,
+    );
+    for layout in Layout::ALL {
+        let mut pool = pool.clone();
+        let mut stepper = Stepper::with_layout(params, layout).expect("valid params");
+        for _ in 0..40 {
+            stepper
+                .advance(&mut pool, params.substep)
+                .expect("valid dt");
+        }
+        assert_eq!(stepper.substeps_run(), 40);
+        let handles: Vec<_> = pool.handles().collect();
+        for (c, (h, (want, _, _, _))) in handles.iter().zip(&reference).enumerate() {
+            let got: Vec<[f32; 3]> = pool
+                .positions(*h)
+                .expect("live")
+                .iter()
+                .map(|p| p.to_array())
+                .collect();
+            let same = got
+                .iter()
+                .flatten()
+                .map(|x| x.to_bits())
+                .eq(want.iter().flatten().map(|x| x.to_bits()));
+            assert!(
+                same,
+                "layout {layout}, cable {c}: not the classic step bit for bit"
+            );
+        }
+    }
+}
