@@ -1,5 +1,7 @@
 //! Cost of collisions: one substep of 10,000 cables × 32 segments, without
-//! colliders and with 256 colliders of which each cable touches at most one.
+//! colliders and with 256 colliders of which each cable touches at most one,
+//! on the `soa` and `lanes8` layouts (through `Stepper::run_substeps`, the
+//! path `Stepper::advance` takes).
 //!
 //! ```sh
 //! cargo bench --bench collide
@@ -11,7 +13,7 @@ use std::time::{Duration, Instant};
 use cable::{CableDesc, ParticlePool, SolverParams};
 use cable_core::{Aabb, Collider};
 use cable_systems::narrow::segment_contact;
-use cable_systems::substep;
+use cable_systems::{Layout, Stepper};
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
 use glam::{Quat, Vec3};
 
@@ -25,11 +27,11 @@ const SEGMENTS: u32 = 32;
 /// below them all), settled for one second before measuring.
 struct Scenario {
     pool: ParticlePool,
-    params: SolverParams,
+    stepper: Stepper,
 }
 
 impl Scenario {
-    fn new(colliders: bool) -> Self {
+    fn new(colliders: bool, layout: Layout) -> Self {
         let mut pool = ParticlePool::new();
         for i in 0..COLS {
             for j in 0..ROWS {
@@ -59,7 +61,8 @@ impl Scenario {
             friction: 0.5,
             ..SolverParams::default()
         };
-        let mut me = Self { pool, params };
+        let stepper = Stepper::with_layout(params, layout).expect("valid parameters");
+        let mut me = Self { pool, stepper };
         for _ in 0..60 {
             me.run();
         }
@@ -92,15 +95,21 @@ impl Scenario {
 
     #[inline(never)]
     fn run(&mut self) {
-        substep(black_box(&mut self.pool), &self.params);
+        self.stepper.run_substeps(black_box(&mut self.pool), 1);
     }
 }
 
 fn collide(c: &mut Criterion) {
-    let mut g = c.benchmark_group("substep_10k_cables_32_segments");
-    g.sample_size(20).measurement_time(Duration::from_secs(8));
-    let mut plain = Scenario::new(false);
-    let mut with = Scenario::new(true);
+    for layout in [Layout::Soa, Layout::Lanes8] {
+        collide_on(c, layout);
+    }
+}
+
+fn collide_on(c: &mut Criterion, layout: Layout) {
+    let mut g = c.benchmark_group(format!("substep_10k_cables_32_segments/{layout}"));
+    g.sample_size(10).measurement_time(Duration::from_secs(4));
+    let mut plain = Scenario::new(false, layout);
+    let mut with = Scenario::new(true, layout);
     g.bench_function(BenchmarkId::from_parameter("no_colliders"), |b| {
         b.iter(|| plain.run());
     });
@@ -132,7 +141,7 @@ fn collide(c: &mut Criterion) {
     );
     g.finish();
     eprintln!(
-        "interleaved: 256 colliders / no colliders = {:.3} ({:.2} ms / {:.2} ms per substep, mean of {pairs} alternating pairs)",
+        "{layout} interleaved: 256 colliders / no colliders = {:.3} ({:.2} ms / {:.2} ms per substep, mean of {pairs} alternating pairs)",
         sum_with.as_secs_f64() / sum_plain.as_secs_f64(),
         sum_with.as_secs_f64() * 1e3 / pairs.max(1) as f64,
         sum_plain.as_secs_f64() * 1e3 / pairs.max(1) as f64,
