@@ -1,13 +1,14 @@
-//! The crane and the lamp of `hecs_crane.rs` for an engine with its own
+//! The crane, the lamp and the colliders of `hecs_crane.rs` for an engine with its own
 //! object model: only the pool API, no ECS. The engine keeps a
 //! `CableHandle` per game object and feeds end targets each frame,
 //! interpolated across the frame's substeps.
 //!
 //! Run with `cargo run --release --example custom_engine`.
 
+use cable::core::Collider;
 use cable::debug::{AsciiOptions, render_ascii};
 use cable::{CableDesc, End, ParticlePool, SolverParams, Stepper};
-use glam::Vec3;
+use glam::{Quat, Vec3};
 
 /// The engine's own game object.
 struct Trolley {
@@ -36,6 +37,14 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     lamp.attach_end = false;
     let lamp = pool.add_cable(&lamp)?;
     pool.set_inv_mass(lamp, 10, 1.0 / 5.0)?;
+
+    // The floor and a crate, added to the pool's collider set directly.
+    pool.colliders_mut().add(Collider::plane(Vec3::Y, 0.0)?);
+    pool.colliders_mut().add(Collider::cuboid(
+        Vec3::new(0.5, 0.4, 0.0),
+        Vec3::new(0.5, 0.4, 0.5),
+        Quat::IDENTITY,
+    )?);
 
     let mut stepper = Stepper::new(SolverParams {
         iterations: 16,

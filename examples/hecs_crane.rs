@@ -1,11 +1,13 @@
-//! A crane moving along a path with a cable and a heavy load, and a lamp
-//! swinging on a cable, all as hecs entities; printed as ASCII frames.
+//! A crane moving along a path with a cable and a heavy load, a lamp
+//! swinging on a cable, a floor and a crate, all as hecs entities; printed
+//! as ASCII frames.
 //!
 //! Run with `cargo run --release --example hecs_crane`.
 
+use cable::core::Collider;
 use cable::debug::{AsciiOptions, render_ascii};
 use cable::systems::ecs::{
-    AttachTarget, CableAttachments, CableParticles, CableSpec, CableWorld, Transform,
+    AttachTarget, CableAttachments, CableParticles, CableSpec, CableWorld, ColliderSpec, Transform,
 };
 use cable::{CableDesc, SolverParams};
 use glam::{Quat, Vec3};
@@ -45,6 +47,17 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             end: AttachTarget::Free,
         },
         CableParticles::default(),
+    ));
+
+    // Colliders are entities too: the floor, and a crate the load swings over.
+    world.spawn((ColliderSpec(Collider::plane(Vec3::Y, 0.0)?),));
+    world.spawn((
+        ColliderSpec(Collider::cuboid(
+            Vec3::ZERO,
+            Vec3::new(0.5, 0.4, 0.5),
+            Quat::IDENTITY,
+        )?),
+        Transform::from_translation(Vec3::new(0.5, 0.4, 0.0)),
     ));
 
     let mut cables = CableWorld::new(SolverParams {

@@ -86,6 +86,9 @@ pub struct ParticlePool {
     colliders: ColliderSet,
     /// Changes with every mutable access (see [`ParticlePool::revision`]).
     revision: u64,
+    /// Changes when an attached end's target moves (see
+    /// [`ParticlePool::attachment_revision`]).
+    attach_revision: u64,
 }
 
 impl Default for ParticlePool {
@@ -119,6 +122,7 @@ impl ParticlePool {
             budget: max_particles,
             colliders: ColliderSet::new(),
             revision: access::next_revision(),
+            attach_revision: access::next_revision(),
         }
     }
 
@@ -497,11 +501,16 @@ impl ParticlePool {
         end: End,
         target: Option<Vec3>,
     ) -> Result<(), CableError> {
-        self.touch();
         if let Some(t) = target {
             check_vec3("attachment target", t)?;
         }
         let i = self.record_index(handle)?;
+        if self.cables[i].attach[end.slot()].is_some() && target.is_some() {
+            // Only a target moves: layouts refresh their targets, not their copies.
+            self.attach_revision = access::next_revision();
+        } else {
+            self.touch();
+        }
         let rec = &mut self.cables[i];
         let row = rec.first + end_offset(rec.count, end);
         let slot = end.slot();

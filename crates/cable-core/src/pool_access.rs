@@ -46,6 +46,17 @@ impl ParticlePool {
         self.revision
     }
 
+    /// Changes whenever [`ParticlePool::set_attachment`] moves the target of
+    /// an end that stays attached, which does not change
+    /// [`ParticlePool::revision`]: layouts keeping a copy of the pool then
+    /// refresh only their attachment targets (an ECS moving hands every
+    /// substep does not force a full copy).
+    #[inline]
+    #[must_use]
+    pub fn attachment_revision(&self) -> u64 {
+        self.attach_revision
+    }
+
     /// Gives the pool a new revision.
     #[inline]
     pub(super) fn touch(&mut self) {

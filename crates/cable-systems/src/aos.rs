@@ -119,6 +119,8 @@ pub struct AosWorld {
     /// Pool revision and parameters right after the last write-back: while
     /// both match, the cable objects hold the pool's current state.
     synced: Option<(u64, SolverParams)>,
+    /// The pool\'s attachment revision the targets were copied at.
+    synced_attach: u64,
 }
 
 impl AosWorld {
@@ -139,7 +141,17 @@ pub fn advance(
     n: u32,
     stages: Stages,
 ) {
-    if world.synced != Some((pool.revision(), *params)) {
+    let current = world.synced == Some((pool.revision(), *params));
+    if current && world.synced_attach != pool.attachment_revision() {
+        // Only attachment targets moved: refresh them, keep the objects.
+        for (i, obj) in world.cables.iter_mut().enumerate() {
+            if let Some(c) = pool.cable(i) {
+                obj.attach = *c.attach;
+            }
+        }
+    }
+    world.synced_attach = pool.attachment_revision();
+    if !current {
         pool.compact();
         let count = pool.cable_count();
         world.cables.truncate(count);

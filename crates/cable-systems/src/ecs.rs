@@ -13,12 +13,15 @@
 //!    [`CableRejected`] with the reason instead, and is not retried);
 //! 2. **despawn**: pool cables whose entity is gone, or lost its
 //!    [`CableSpec`] or [`CableBody`], are freed;
-//! 3. **attachments**: each end's target is resolved (a world point, or
+//! 3. **colliders**: entities with a [`ColliderSpec`] get a pool collider
+//!    (and a [`ColliderBody`]), despawned ones lose it, and each collider
+//!    is posed from its entity's transform;
+//! 4. **attachments**: each end's target is resolved (a world point, or
 //!    another entity's transform plus a local offset); a despawned target
 //!    frees the end, which keeps its velocity;
-//! 4. **step**: the [`Stepper`] runs this frame's substeps; moving targets are
+//! 5. **step**: the [`Stepper`] runs this frame's substeps; moving targets are
 //!    interpolated linearly across them, so a fast hand does not yank the cable;
-//! 5. **write-back**: entities with a [`CableParticles`] get their particle
+//! 6. **write-back**: entities with a [`CableParticles`] get their particle
 //!    positions (copied into the component's buffer, no allocation once warm).
 //!
 //! # Example
@@ -49,7 +52,7 @@
 //! # Ok::<(), cable_core::CableError>(())
 //! ```
 
-use cable_core::{CableDesc, CableError, CableHandle, End, ParticlePool};
+use cable_core::{CableDesc, CableError, CableHandle, Collider, ColliderHandle, End, ParticlePool};
 use glam::{Quat, Vec3};
 use hecs::{Entity, World};
 
@@ -101,6 +104,21 @@ pub struct CableBody {
 /// Added instead of [`CableBody`] when the pool refused a [`CableSpec`].
 #[derive(Debug, Clone, PartialEq)]
 pub struct CableRejected(pub CableError);
+
+/// A collider entity: the shape (sphere, capsule, plane, box) that cables
+/// rest on and wrap around. When the entity has a transform (read through
+/// the world's [`TransformSource`]), the transform replaces the collider's
+/// pose every frame (position and rotation), so moving the entity moves the
+/// collider kinematically; without one the collider keeps its own pose.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ColliderSpec(pub Collider);
+
+/// The pool handle of a collider entity, added by [`CableWorld::step`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ColliderBody {
+    /// The collider in [`CableWorld::pool`]'s collider set.
+    pub handle: ColliderHandle,
+}
 
 /// Where one end of a cable hangs.
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
@@ -262,6 +280,8 @@ pub struct CableWorld<S = OwnTransform> {
     stepper: Stepper,
     source: S,
     tracked: Vec<Tracked>,
+    colliders: Vec<(Entity, ColliderHandle)>,
+    new_colliders: Vec<(Entity, ColliderHandle)>,
     spawned: Vec<(Entity, Result<CableHandle, CableError>)>,
     motions: Vec<Motion>,
     freed: Vec<(Entity, End)>,
@@ -288,6 +308,8 @@ impl<S: TransformSource> CableWorld<S> {
             stepper: Stepper::new(params)?,
             source,
             tracked: Vec::new(),
+            colliders: Vec::new(),
+            new_colliders: Vec::new(),
             spawned: Vec::new(),
             motions: Vec::new(),
             freed: Vec::new(),
@@ -318,18 +340,23 @@ impl<S: TransformSource> CableWorld<S> {
     pub fn step(&mut self, world: &mut World, dt: f32) -> Result<u32, CableError> {
         self.spawn_cables(world);
         self.free_despawned(world);
+        self.sync_colliders(world);
         self.resolve_attachments(world);
         let motions = &self.motions;
-        let n = self
-            .stepper
-            .advance_with(&mut self.pool, dt, |pool, k, n| {
-                let t = (k + 1) as f32 / n as f32;
-                for m in motions {
-                    // The handle is live (checked this frame) and the target finite
-                    // (resolved from finite transforms), so this cannot fail.
-                    let _ = pool.set_attachment(m.handle, m.end, Some(m.from.lerp(m.to, t)));
-                }
-            })?;
+        let n = if motions.is_empty() {
+            // Nothing to interpolate: the layout runs the frame in one batch.
+            self.stepper.advance(&mut self.pool, dt)?
+        } else {
+            self.stepper
+                .advance_with(&mut self.pool, dt, |pool, k, n| {
+                    let t = (k + 1) as f32 / n as f32;
+                    for m in motions {
+                        // The handle is live (checked this frame) and the target finite
+                        // (resolved from finite transforms), so this cannot fail.
+                        let _ = pool.set_attachment(m.handle, m.end, Some(m.from.lerp(m.to, t)));
+                    }
+                })?
+        };
         for m in &self.motions {
             let state = &mut self.tracked[m.tracked].ends[m.end.slot()];
             if n > 0 {
@@ -410,6 +437,43 @@ impl<S: TransformSource> CableWorld<S> {
         for (entity, _) in orphans.drain(..) {
             // The spec was removed but the entity lives: drop its stale body.
             let _ = world.remove_one::<CableBody>(entity);
+        }
+    }
+
+    /// Adds colliders of new collider entities, removes those of despawned
+    /// ones (or ones that lost their [`ColliderSpec`]), and poses every
+    /// collider from its entity's transform.
+    fn sync_colliders(&mut self, world: &mut World) {
+        let set = self.pool.colliders_mut();
+        self.new_colliders.clear();
+        for (entity, spec) in world
+            .query::<(Entity, &ColliderSpec)>()
+            .without::<&ColliderBody>()
+            .iter()
+        {
+            self.new_colliders.push((entity, set.add(spec.0)));
+        }
+        for &(entity, handle) in &self.new_colliders {
+            // The entity was yielded by the query above and nothing despawned it since.
+            let _ = world.insert_one(entity, ColliderBody { handle });
+        }
+        self.colliders.append(&mut self.new_colliders);
+        self.colliders.retain(|&(entity, handle)| {
+            let alive = world
+                .get::<&ColliderBody>(entity)
+                .is_ok_and(|b| b.handle == handle)
+                && world.satisfies::<&ColliderSpec>(entity);
+            if !alive {
+                // Tracked collider handles are live until this removal.
+                let _ = set.remove(handle);
+            }
+            alive
+        });
+        for &(entity, handle) in &self.colliders {
+            if let Some(t) = self.source.transform(world, entity) {
+                // A non-finite or non-unit transform keeps the previous pose.
+                let _ = set.set_pose(handle, t.translation, t.rotation);
+            }
         }
     }
 

@@ -163,6 +163,8 @@ pub struct LanesWorld {
     synced: Option<(u64, SolverParams)>,
     /// Cables kept out of the lane groups ([`advance_except`]).
     except: Vec<bool>,
+    /// The pool's attachment revision the targets were copied at.
+    synced_attach: u64,
 }
 
 impl LanesWorld {
@@ -262,7 +264,14 @@ pub fn advance_except<F>(
         world.except.clear();
         world.except.extend_from_slice(except);
         world.plan(pool);
+    } else if world.synced_attach != pool.attachment_revision() {
+        // Only attachment targets moved: refresh them, keep the copies.
+        let shared: &ParticlePool = pool;
+        world.bundles[..world.used]
+            .par_iter_mut()
+            .for_each(|b| b.refresh_targets(shared));
     }
+    world.synced_attach = pool.attachment_revision();
     let used = world.used;
     {
         let shared: &ParticlePool = pool;
@@ -393,6 +402,25 @@ fn project_soft(a: &mut Vec3x8, b: &mut Vec3x8, s: &Soft, alpha_t: f32x8, lambda
 }
 
 impl Bundle {
+    /// Copies the attachment targets of the bundle's cables from the pool
+    /// (their pinned ends are unchanged: only targets moved).
+    fn refresh_targets(&mut self, pool: &ParticlePool) {
+        for (lane, &cable) in self.cables.iter().enumerate() {
+            let Some(c) = (cable != SCALAR)
+                .then(|| pool.cable(cable as usize))
+                .flatten()
+            else {
+                continue;
+            };
+            let k = &mut self.consts[lane / LANES];
+            for slot in 0..2 {
+                if let Some(t) = c.attach[slot] {
+                    set(&mut k.attach_t[slot], lane % LANES, t);
+                }
+            }
+        }
+    }
+
     /// Copies the bundle's cables from the pool and derives the constants.
     fn gather(&mut self, pool: &ParticlePool, params: &SolverParams) {
         let g_n = self.groups;

@@ -313,3 +313,73 @@ fn refused_spec_is_marked_not_retried_and_does_not_panic() {
     );
     assert!(cables.step(&mut world, f32::NAN).is_err());
 }
+
+#[test]
+fn collider_entities_are_synced_posed_and_freed() {
+    use cable_core::Collider;
+    use cable_systems::ecs::{ColliderBody, ColliderSpec};
+
+    let mut world = World::new();
+    // A ball entity, posed by its transform (the collider's own centre is replaced).
+    let ball = world.spawn((
+        ColliderSpec(Collider::sphere(Vec3::ZERO, 0.5).unwrap()),
+        Transform::from_translation(Vec3::new(0.0, -1.0, 0.0)),
+    ));
+    let mut desc =
+        CableDesc::line(Vec3::new(-1.5, 0.0, 0.0), Vec3::new(1.5, 0.0, 0.0), 3.0, 30).unwrap();
+    desc.attach_start = false;
+    desc.attach_end = false;
+    let rope = world.spawn((CableSpec::new(desc), CableParticles::default()));
+    let mut cables = CableWorld::new(SolverParams {
+        damping: 1.0,
+        ..SolverParams::default()
+    })
+    .unwrap();
+    for _ in 0..120 {
+        cables.step(&mut world, 1.0 / 60.0).unwrap();
+    }
+    let body = *world.get::<&ColliderBody>(ball).unwrap();
+    let centre = cables
+        .pool()
+        .colliders()
+        .get(body.handle)
+        .unwrap()
+        .position();
+    assert_eq!(centre, Vec3::new(0.0, -1.0, 0.0));
+    // The rope drapes over the ball: nothing inside it, and it did not fall past.
+    let pos = world
+        .get::<&CableParticles>(rope)
+        .unwrap()
+        .positions
+        .clone();
+    for p in &pos {
+        assert!(
+            p.distance(centre) >= 0.5 + 0.05 - 1e-3,
+            "particle {p} inside the ball"
+        );
+    }
+    assert!(
+        pos[15].y > -1.0,
+        "the middle rests on top of the ball: {}",
+        pos[15]
+    );
+    // Moving the entity moves the collider.
+    world.get::<&mut Transform>(ball).unwrap().translation = Vec3::new(0.0, -1.2, 0.0);
+    cables.step(&mut world, 1.0 / 60.0).unwrap();
+    assert_eq!(
+        cables
+            .pool()
+            .colliders()
+            .get(body.handle)
+            .unwrap()
+            .position(),
+        Vec3::new(0.0, -1.2, 0.0)
+    );
+    // Despawning it frees the collider; the rope then falls.
+    world.despawn(ball).unwrap();
+    for _ in 0..60 {
+        cables.step(&mut world, 1.0 / 60.0).unwrap();
+    }
+    assert!(cables.pool().colliders().is_empty());
+    assert!(world.get::<&CableParticles>(rope).unwrap().positions[15].y < -2.0);
+}
