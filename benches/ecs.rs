@@ -7,6 +7,7 @@
 //! `cargo bench --bench ecs`
 
 use std::hint::black_box;
+use std::time::{Duration, Instant};
 
 use cable::systems::ecs::{
     AttachTarget, CableAttachments, CableParticles, CableSpec, CableWorld, Transform,
@@ -144,7 +145,39 @@ fn ecs_overhead(c: &mut Criterion) {
     g.bench_function("hecs", |b| b.iter(|| ecs.run()));
     let mut ecs_wb = EcsScene::new(true);
     g.bench_function("hecs_with_particles_writeback", |b| b.iter(|| ecs_wb.run()));
+    // The load of a shared machine drifts between the runs above: this one
+    // alternates the pool-only and the hecs frame and prints the ratio of the sums.
+    let (mut sum_pool, mut sum_ecs, mut sum_wb, mut frames) =
+        (Duration::ZERO, Duration::ZERO, Duration::ZERO, 0u64);
+    g.bench_function("hecs_interleaved", |b| {
+        b.iter_custom(|iters| {
+            let mut t_ecs = Duration::ZERO;
+            for _ in 0..iters {
+                let t0 = Instant::now();
+                pool.run();
+                let t1 = Instant::now();
+                ecs.run();
+                let t2 = Instant::now();
+                ecs_wb.run();
+                sum_pool += t1 - t0;
+                t_ecs += t2 - t1;
+                sum_wb += t2.elapsed();
+            }
+            sum_ecs += t_ecs;
+            frames += iters;
+            t_ecs
+        });
+    });
     g.finish();
+    let ms = |d: Duration| d.as_secs_f64() * 1e3 / frames.max(1) as f64;
+    eprintln!(
+        "interleaved over {frames} frames: pool only {:.2} ms, hecs {:.2} ms ({:+.1}%), hecs + write-back {:.2} ms ({:+.1}%)",
+        ms(sum_pool),
+        ms(sum_ecs),
+        (sum_ecs.as_secs_f64() / sum_pool.as_secs_f64() - 1.0) * 100.0,
+        ms(sum_wb),
+        (sum_wb.as_secs_f64() / sum_pool.as_secs_f64() - 1.0) * 100.0,
+    );
 }
 
 criterion_group!(benches, ecs_overhead);

@@ -222,6 +222,20 @@ pub trait TransformSource {
     /// The world transform of `entity`, or `None` when it has none (or is
     /// gone): the end attached to it is then freed.
     fn transform(&self, world: &World, entity: Entity) -> Option<Transform>;
+
+    /// Runs `f` with a look-up for the many entities of one frame. An
+    /// implementation may hold one borrow for all of them (the default calls
+    /// [`TransformSource::transform`] each time).
+    fn with_lookup<R>(
+        &self,
+        world: &World,
+        f: impl FnOnce(&dyn Fn(Entity) -> Option<Transform>) -> R,
+    ) -> R
+    where
+        Self: Sized,
+    {
+        f(&|e| self.transform(world, e))
+    }
 }
 
 /// Reads the [`Transform`] component.
@@ -231,6 +245,16 @@ pub struct OwnTransform;
 impl TransformSource for OwnTransform {
     fn transform(&self, world: &World, entity: Entity) -> Option<Transform> {
         world.get::<&Transform>(entity).ok().map(|t| *t)
+    }
+
+    fn with_lookup<R>(
+        &self,
+        world: &World,
+        f: impl FnOnce(&dyn Fn(Entity) -> Option<Transform>) -> R,
+    ) -> R {
+        // One borrow of the Transform column for all look-ups of the frame.
+        let view = world.view::<&Transform>();
+        f(&|e| view.get(e).copied())
     }
 }
 
@@ -280,6 +304,10 @@ pub struct CableWorld<S = OwnTransform> {
     stepper: Stepper,
     source: S,
     tracked: Vec<Tracked>,
+    /// Per pool cable slot (`CableHandle::index`): its index in `tracked`.
+    by_slot: Vec<u32>,
+    /// Per tracked cable: its entity was found this frame.
+    seen: Vec<bool>,
     colliders: Vec<(Entity, ColliderHandle)>,
     new_colliders: Vec<(Entity, ColliderHandle)>,
     spawned: Vec<(Entity, Result<CableHandle, CableError>)>,
@@ -308,6 +336,8 @@ impl<S: TransformSource> CableWorld<S> {
             stepper: Stepper::new(params)?,
             source,
             tracked: Vec::new(),
+            by_slot: Vec::new(),
+            seen: Vec::new(),
             colliders: Vec::new(),
             new_colliders: Vec::new(),
             spawned: Vec::new(),
@@ -416,28 +446,70 @@ impl<S: TransformSource> CableWorld<S> {
         }
     }
 
+    /// Rebuilds `by_slot` after `tracked` changed.
+    fn reindex(&mut self) {
+        self.by_slot.clear();
+        for (ti, t) in self.tracked.iter().enumerate() {
+            let slot = t.handle.index() as usize;
+            if self.by_slot.len() <= slot {
+                self.by_slot.resize(slot + 1, u32::MAX);
+            }
+            self.by_slot[slot] = ti as u32;
+        }
+    }
+
     fn free_despawned(&mut self, world: &mut World) {
+        // One archetype-linear pass marks the cables whose entity still has
+        // its body and spec; no per-entity look-up unless something is gone.
+        self.reindex();
+        self.seen.clear();
+        self.seen.resize(self.tracked.len(), false);
+        let mut live = 0;
+        for (entity, body) in world
+            .query_mut::<(Entity, &CableBody)>()
+            .with::<&CableSpec>()
+        {
+            let ti = *self
+                .by_slot
+                .get(body.handle.index() as usize)
+                .unwrap_or(&u32::MAX) as usize;
+            if ti < self.tracked.len()
+                && self.tracked[ti].handle == body.handle
+                && self.tracked[ti].entity == entity
+                && !self.seen[ti]
+            {
+                self.seen[ti] = true;
+                live += 1;
+            }
+        }
+        if live == self.tracked.len() {
+            return;
+        }
         let pool = &mut self.pool;
         let orphans = &mut self.spawned;
         orphans.clear();
+        let mut k = 0;
+        let seen = &self.seen;
         self.tracked.retain(|t| {
-            let body = world
-                .get::<&CableBody>(t.entity)
-                .is_ok_and(|b| b.handle == t.handle);
-            let spec = world.satisfies::<&CableSpec>(t.entity);
-            if !(body && spec) {
+            let keep = seen[k];
+            k += 1;
+            if !keep {
                 // Tracked handles are live until this removal.
                 let _ = pool.remove_cable(t.handle);
-                if body {
-                    orphans.push((t.entity, Ok(t.handle)));
-                }
+                orphans.push((t.entity, Ok(t.handle)));
             }
-            body && spec
+            keep
         });
-        for (entity, _) in orphans.drain(..) {
+        for (entity, handle) in orphans.drain(..) {
             // The spec was removed but the entity lives: drop its stale body.
-            let _ = world.remove_one::<CableBody>(entity);
+            let stale = world
+                .get::<&CableBody>(entity)
+                .is_ok_and(|b| Ok(b.handle) == handle);
+            if stale {
+                let _ = world.remove_one::<CableBody>(entity);
+            }
         }
+        self.reindex();
     }
 
     /// Adds colliders of new collider entities, removes those of despawned
@@ -480,65 +552,84 @@ impl<S: TransformSource> CableWorld<S> {
     fn resolve_attachments(&mut self, world: &mut World) {
         self.motions.clear();
         self.freed.clear();
-        for (ti, t) in self.tracked.iter_mut().enumerate() {
-            let Ok(att) = world.get::<&CableAttachments>(t.entity).map(|a| *a) else {
-                continue;
-            };
-            for end in [End::Start, End::End] {
-                let state = &mut t.ends[end.slot()];
-                let target = match att.get(end) {
-                    AttachTarget::Free => None,
-                    AttachTarget::Point(p) => Some(p),
-                    AttachTarget::Entity { entity, offset } => {
-                        match self.source.transform(world, entity) {
+        let Self {
+            pool,
+            source,
+            tracked,
+            by_slot,
+            motions,
+            freed,
+            ..
+        } = self;
+        let shared: &World = world;
+        source.with_lookup(shared, |lookup| {
+            let mut query = shared.query::<(Entity, &CableBody, &CableAttachments)>();
+            for (entity, body, att) in query.iter() {
+                let ti = *by_slot
+                    .get(body.handle.index() as usize)
+                    .unwrap_or(&u32::MAX) as usize;
+                let Some(t) = tracked
+                    .get_mut(ti)
+                    .filter(|t| t.handle == body.handle && t.entity == entity)
+                else {
+                    continue;
+                };
+                let att = *att;
+                for end in [End::Start, End::End] {
+                    let state = &mut t.ends[end.slot()];
+                    let target = match att.get(end) {
+                        AttachTarget::Free => None,
+                        AttachTarget::Point(p) => Some(p),
+                        AttachTarget::Entity { entity, offset } => match lookup(entity) {
                             Some(tf) => Some(tf.transform_point(offset)),
                             None => {
-                                self.freed.push((t.entity, end));
+                                freed.push((t.entity, end));
                                 None
                             }
+                        },
+                    };
+                    let target =
+                        target.filter(|p| cable_core::error::check_vec3("target", *p).is_ok());
+                    match (state.target, target) {
+                        (Some(from), Some(to)) => {
+                            if from != to {
+                                motions.push(Motion {
+                                    tracked: ti,
+                                    handle: t.handle,
+                                    end,
+                                    from,
+                                    to,
+                                });
+                            }
                         }
-                    }
-                };
-                let target = target.filter(|p| cable_core::error::check_vec3("target", *p).is_ok());
-                match (state.target, target) {
-                    (Some(from), Some(to)) => {
-                        if from != to {
-                            self.motions.push(Motion {
-                                tracked: ti,
-                                handle: t.handle,
-                                end,
-                                from,
-                                to,
-                            });
+                        (None, Some(to)) => {
+                            let _ = pool.set_attachment(t.handle, end, Some(to));
                         }
-                    }
-                    (None, Some(to)) => {
-                        let _ = self.pool.set_attachment(t.handle, end, Some(to));
-                    }
-                    (Some(_), None) => {
-                        // Detach: free the end and give it the target's last velocity.
-                        let _ = self.pool.set_attachment(t.handle, end, None);
-                        if let (Ok(pos), last) = (self.pool.positions(t.handle), state.last_move) {
-                            let row = if end == End::Start { 0 } else { pos.len() - 1 };
-                            let p = pos[row];
-                            if let Ok(prev) = self.pool.prev_positions_mut(t.handle) {
-                                prev[row] = p - last;
+                        (Some(_), None) => {
+                            // Detach: free the end and give it the target's last velocity.
+                            let _ = pool.set_attachment(t.handle, end, None);
+                            if let (Ok(pos), last) = (pool.positions(t.handle), state.last_move) {
+                                let row = if end == End::Start { 0 } else { pos.len() - 1 };
+                                let p = pos[row];
+                                if let Ok(prev) = pool.prev_positions_mut(t.handle) {
+                                    prev[row] = p - last;
+                                }
+                            }
+                        }
+                        (None, None) => {
+                            // First sight of the component: release pins of the description.
+                            if pool.attachment(t.handle, end).ok().flatten().is_some() {
+                                let _ = pool.set_attachment(t.handle, end, None);
                             }
                         }
                     }
-                    (None, None) => {
-                        // First sight of the component: release pins of the description.
-                        if self.pool.attachment(t.handle, end).ok().flatten().is_some() {
-                            let _ = self.pool.set_attachment(t.handle, end, None);
-                        }
+                    if state.target.is_none() || target.is_none() {
+                        state.last_move = Vec3::ZERO;
                     }
+                    state.target = target;
                 }
-                if state.target.is_none() || target.is_none() {
-                    state.last_move = Vec3::ZERO;
-                }
-                state.target = target;
             }
-        }
+        });
         // A despawned target frees the end for good: record that in the component.
         for &(entity, end) in &self.freed {
             if let Ok(mut att) = world.get::<&mut CableAttachments>(entity) {
@@ -548,12 +639,10 @@ impl<S: TransformSource> CableWorld<S> {
     }
 
     fn write_back(&mut self, world: &mut World) {
-        for t in &self.tracked {
-            if let Ok(mut out) = world.get::<&mut CableParticles>(t.entity) {
-                if let Ok(pos) = self.pool.positions(t.handle) {
-                    out.positions.clear();
-                    out.positions.extend_from_slice(pos);
-                }
+        for (body, out) in world.query_mut::<(&CableBody, &mut CableParticles)>() {
+            if let Ok(pos) = self.pool.positions(body.handle) {
+                out.positions.clear();
+                out.positions.extend_from_slice(pos);
             }
         }
     }
