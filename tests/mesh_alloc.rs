@@ -2,15 +2,8 @@
 //! on a 2-thread pool) and the snapshot publish are counted by a global
 //! allocator that counts every allocation on every thread.
 //!
-//! This file holds a single test so that no other test allocates while it counts.
-//!
-//! `unsafe` is allowed in this test file only: `GlobalAlloc` is an unsafe
-//! trait and std offers no safe way to count allocations. The allocator
-//! forwards every call unchanged to `System`.
-#![allow(unsafe_code)]
-
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::sync::atomic::{AtomicUsize, Ordering};
+//! Counted with dhat's global allocator in testing mode (this file holds a
+//! single test, so no other test allocates while it counts; no `unsafe`).
 
 use cable::core::mesh::{MeshBuffers, MeshOptions, MeshStyle};
 use cable::systems::mesh::{MESH_GRAIN, build_meshes};
@@ -18,34 +11,17 @@ use cable::systems::snapshot::snapshot_channel;
 use cable::{CableDesc, ParticlePool, SolverParams, Stepper};
 use glam::Vec3;
 
-struct Counting;
-
-static ALLOCATIONS: AtomicUsize = AtomicUsize::new(0);
-
-// SAFETY: every method forwards to the system allocator unchanged (it only
-// adds a relaxed counter), so `System`'s guarantees carry over.
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
-        // SAFETY: same contract as the caller's; forwarded unchanged.
-        unsafe { System.alloc(layout) }
-    }
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        // SAFETY: `ptr` was allocated by `System` with `layout` (see `alloc`).
-        unsafe { System.dealloc(ptr, layout) }
-    }
-    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
-        // SAFETY: forwarded unchanged to the allocator that made `ptr`.
-        unsafe { System.realloc(ptr, layout, new_size) }
-    }
-}
-
 #[global_allocator]
-static GLOBAL: Counting = Counting;
+static ALLOC: dhat::Alloc = dhat::Alloc;
+
+/// Allocations (blocks) made so far on every thread.
+fn allocations() -> u64 {
+    dhat::HeapStats::get().total_blocks
+}
 
 #[test]
 fn no_allocation_per_frame_after_warm_up() {
+    let _profiler = dhat::Profiler::builder().testing().build();
     let mut pool = ParticlePool::new();
     for i in 0..64 {
         let z = i as f32 * 0.3;
@@ -82,10 +58,10 @@ fn no_allocation_per_frame_after_warm_up() {
         workers.install(|| {
             for frame in 0..40u64 {
                 stepper.advance(&mut pool, 1.0 / 60.0).unwrap();
-                let before = ALLOCATIONS.load(Ordering::SeqCst);
+                let before = allocations();
                 build_meshes(&pool, &options, &mut mesh).unwrap();
                 publisher.publish(&pool, frame, stepper.time(), Some(&mesh));
-                let during = ALLOCATIONS.load(Ordering::SeqCst) - before;
+                let during = allocations() - before;
                 // Warm-up: the buffers grow on the first build and each of the
                 // three snapshot buffers on its first fill.
                 if frame == 0 {
