@@ -3,7 +3,9 @@
 //!
 //! [`Shape`] mirrors the scene file's collider types (sphere, capsule, plane,
 //! box) with glam types, so a renderer can draw colliders without depending
-//! on the collision system.
+//! on the collision system. A pool's [`Collider`]s convert to shapes at their
+//! current pose (`Shape::from(&collider)`, [`shapes_of`]); [`crate::Frame::capture`]
+//! does so for every live collider.
 
 use cable_core::{Collider, ColliderSet};
 use glam::{Quat, Vec2, Vec3};
