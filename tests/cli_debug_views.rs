@@ -147,8 +147,16 @@ fn demo_off_a_terminal_prints_one_frame_and_writes_svg() {
         doc.descendants()
             .filter(|n| n.attribute("class") == Some("cable"))
             .count(),
-        6
+        7
     );
+    // The demo's colliders: the sphere the last cable drapes over, and the
+    // slab under it.
+    let shapes: Vec<_> = doc
+        .descendants()
+        .filter(|n| n.attribute("class") == Some("collider"))
+        .filter_map(|n| n.attribute("data-shape"))
+        .collect();
+    assert_eq!(shapes, ["sphere", "box"]);
 
     let o = cable(&["demo", "--seconds", "0.2", "--no-ascii"]);
     assert!(o.status.success());

@@ -137,7 +137,7 @@ fn demo_animates_on_the_alternate_screen_and_restores_the_terminal() {
     assert!(!screen.hide_cursor(), "cursor left hidden");
     // The final frame and the summary stay on the normal screen.
     let text = screen.contents();
-    assert!(text.contains("demo: 6 cables"), "{text}");
+    assert!(text.contains("demo: 7 cables"), "{text}");
     assert!(text.contains('●') && text.contains("view xy"), "{text}");
 }
 

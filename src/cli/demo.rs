@@ -4,7 +4,7 @@
 use std::io::Write;
 
 use cable::Scene;
-use cable_debug::{Frame, Recorder, Shape, render_frame_ascii};
+use cable_debug::{Frame, Recorder, render_frame_ascii};
 use cable_systems::Stepper;
 
 use super::anim::{self, Animation};
@@ -12,15 +12,14 @@ use super::{CliError, DemoArgs, check_seconds, svg_out};
 
 /// The demo scene, left to right: a rope bridge (a slack deck and a tauter
 /// handrail), a swinging chain released from the horizontal, a stiff cable
-/// (bending constraints) beside a plain one of the same length, and a cable
-/// blown sideways by wind with a free end. Parsed through the same
-/// validation as any scene file.
-///
-/// Note: once colliders are in scenes (issue 3), add a cable draped over a
-/// sphere here, e.g. `{ "type": "sphere", "center": [19, 1, 0], "radius": 1.2 }`
-/// under a cable from [16, 3, 0] to [22, 3, 0] with both ends free.
+/// (bending constraints) beside a plain one of the same length, a cable
+/// blown sideways by wind with a free end, and a cable with free ends
+/// dropped onto a sphere resting on a slab (a box), where it drapes and
+/// its ends come to rest on the slab (friction holds it). Parsed through
+/// the same validation as any scene file.
 pub const DEMO_SCENE: &str = r#"{
   "damping": 0.05,
+  "friction": 0.6,
   "cables": [
     { "start": [-12, 4, 0], "end": [-4, 4, 0], "length": 9.5, "segments": 32 },
     { "start": [-12, 5.5, 0], "end": [-4, 5.5, 0], "length": 8.4, "segments": 24 },
@@ -28,7 +27,13 @@ pub const DEMO_SCENE: &str = r#"{
     { "start": [6, 6, 0], "end": [9, 6, 0], "length": 4.5, "segments": 24, "stiffness": true },
     { "start": [6, 3, 0], "end": [9, 3, 0], "length": 4.5, "segments": 24 },
     { "start": [11, 6, 0], "end": [15, 6, 0], "segments": 20, "attach_end": false,
-      "force": [6.0, 0, 0] }
+      "force": [6.0, 0, 0] },
+    { "start": [15.5, 3, 0], "end": [22.5, 3, 0], "segments": 32,
+      "attach_start": false, "attach_end": false }
+  ],
+  "colliders": [
+    { "type": "sphere", "center": [19, 1, 0], "radius": 1.2 },
+    { "type": "box", "center": [19, -0.5, 0], "half_extents": [4, 0.3, 0.6] }
   ]
 }"#;
 
@@ -54,11 +59,8 @@ pub fn demo(a: &DemoArgs) -> Result<(), CliError> {
         )?),
         None => None,
     };
-    // Collider outlines of the debug views. When scenes carry colliders
-    // (issue 3), fill this from them: `scene.colliders.iter().map(Shape::from)`.
-    let shapes: Vec<Shape> = Vec::new();
-    let mut recorder =
-        Recorder::new(svg_out::capacity(pool.particle_count())).with_shapes(shapes.clone());
+    // Frames carry the pool's colliders at their current poses.
+    let mut recorder = Recorder::new(svg_out::capacity(pool.particle_count()));
     recorder.offer(&pool, stepper.time());
     let base = a.views.ascii();
     let mut animation = if a.no_ascii {
@@ -85,7 +87,7 @@ pub fn demo(a: &DemoArgs) -> Result<(), CliError> {
             );
             an.tick(
                 f as f64 * f64::from(DT),
-                || Frame::capture(&pool, stepper.time()).with_shapes(shapes.clone()),
+                || Frame::capture(&pool, stepper.time()),
                 &status,
             )
             .map_err(|e| CliError::Other(format!("internal: {e}")))?;
@@ -109,11 +111,8 @@ pub fn demo(a: &DemoArgs) -> Result<(), CliError> {
         } else {
             base
         };
-        let picture = render_frame_ascii(
-            &Frame::capture(&pool, stepper.time()).with_shapes(shapes),
-            &opts,
-        )
-        .map_err(|e| CliError::Other(format!("internal: {e}")))?;
+        let picture = render_frame_ascii(&Frame::capture(&pool, stepper.time()), &opts)
+            .map_err(|e| CliError::Other(format!("internal: {e}")))?;
         let _ = write!(stdout, "{picture}");
     }
     let _ = writeln!(

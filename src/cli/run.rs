@@ -11,7 +11,7 @@ use super::anim::{self, Animation};
 use super::out::OutWriter;
 use super::svg_out::{self, SvgOut};
 use super::{CliError, RunArgs, check_seconds, thread_pool};
-use cable_debug::{Frame, Recorder, Shape, render_frame_ascii};
+use cable_debug::{Frame, Recorder, render_frame_ascii};
 
 /// Runs `cable run`.
 pub fn run(a: &RunArgs) -> Result<(), CliError> {
@@ -55,11 +55,8 @@ pub fn run(a: &RunArgs) -> Result<(), CliError> {
         )?),
         None => None,
     };
-    // Collider outlines of the debug views. When scenes carry colliders
-    // (issue 3), fill this from them: `scene.colliders.iter().map(Shape::from)`.
-    let shapes: Vec<Shape> = Vec::new();
-    let mut recorder =
-        Recorder::new(svg_out::capacity(pool.particle_count())).with_shapes(shapes.clone());
+    // Frames carry the pool's colliders at their current poses.
+    let mut recorder = Recorder::new(svg_out::capacity(pool.particle_count()));
     recorder.offer(&pool, stepper.time());
     let mut animation = if a.ascii {
         Animation::start(&a.views.ascii())
@@ -101,7 +98,7 @@ pub fn run(a: &RunArgs) -> Result<(), CliError> {
                 );
                 an.tick(
                     f as f64 * f64::from(dt),
-                    || Frame::capture(&pool, stepper.time()).with_shapes(shapes.clone()),
+                    || Frame::capture(&pool, stepper.time()),
                     &status,
                 )
                 .map_err(|e| CliError::Other(format!("internal: {e}")))?;
@@ -119,11 +116,8 @@ pub fn run(a: &RunArgs) -> Result<(), CliError> {
         s.write(&recorder)?;
     }
     if a.ascii {
-        let picture = render_frame_ascii(
-            &Frame::capture(&pool, stepper.time()).with_shapes(shapes),
-            &a.views.ascii(),
-        )
-        .map_err(|e| CliError::Other(format!("internal: {e}")))?;
+        let picture = render_frame_ascii(&Frame::capture(&pool, stepper.time()), &a.views.ascii())
+            .map_err(|e| CliError::Other(format!("internal: {e}")))?;
         print!("{picture}");
     }
     if let Some(w) = out {

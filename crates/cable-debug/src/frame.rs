@@ -5,7 +5,7 @@ use cable_core::ParticlePool;
 use glam::Vec3;
 
 use crate::RenderError;
-use crate::shape::Shape;
+use crate::shape::{Shape, shapes_of};
 
 /// One cable of a [`Frame`].
 ///
@@ -76,7 +76,8 @@ pub struct Frame {
 
 impl Frame {
     /// Copies the cables of `pool` (positions, pinned particles, rest
-    /// lengths, radius) at simulated time `time` (seconds).
+    /// lengths, radius) and the outlines of its colliders at their current
+    /// poses (see [`shapes_of`]) at simulated time `time` (seconds).
     ///
     /// # Example
     /// ```
@@ -111,11 +112,12 @@ impl Frame {
         Self {
             time,
             cables,
-            shapes: Vec::new(),
+            shapes: shapes_of(pool.colliders()),
         }
     }
 
-    /// The same frame with these collider shapes.
+    /// The same frame with these collider shapes instead of the captured
+    /// ones.
     #[must_use]
     pub fn with_shapes(mut self, shapes: Vec<Shape>) -> Self {
         self.shapes = shapes;
@@ -191,7 +193,8 @@ impl Recorder {
         }
     }
 
-    /// Gives every captured frame these collider shapes.
+    /// Gives every captured frame these shapes besides the pool's own
+    /// colliders (drawn after them).
     #[must_use]
     pub fn with_shapes(mut self, shapes: Vec<Shape>) -> Self {
         self.shapes = shapes;
@@ -208,12 +211,18 @@ impl Recorder {
     /// it is kept.
     pub fn offer(&mut self, pool: &ParticlePool, time: f64) {
         if self.wants_next() {
-            let frame = Frame::capture(pool, time).with_shapes(self.shapes.clone());
+            let frame = self.capture(pool, time);
             self.keep(frame);
         } else {
             self.last_kept = false;
         }
         self.offered += 1;
+    }
+
+    fn capture(&self, pool: &ParticlePool, time: f64) -> Frame {
+        let mut frame = Frame::capture(pool, time);
+        frame.shapes.extend_from_slice(&self.shapes);
+        frame
     }
 
     /// Offers a frame made elsewhere.
@@ -245,8 +254,8 @@ impl Recorder {
     /// Records the final state unless the last offered frame was kept.
     pub fn finish(&mut self, pool: &ParticlePool, time: f64) {
         if !self.last_kept || self.frames.is_empty() {
-            self.frames
-                .push(Frame::capture(pool, time).with_shapes(self.shapes.clone()));
+            let frame = self.capture(pool, time);
+            self.frames.push(frame);
             self.last_kept = true;
         }
     }

@@ -41,6 +41,6 @@ pub use ascii::{AsciiCanvas, AsciiMode, AsciiOptions, render_ascii, render_frame
 pub use canvas::{Canvas, Pen, draw_frame};
 pub use error::RenderError;
 pub use frame::{CableFrame, Frame, Recorder};
-pub use shape::{Outline, Shape};
+pub use shape::{Outline, Shape, shapes_of};
 pub use svg::{SvgOptions, render_animation, render_svg, render_trail};
 pub use view::{Fit, Projection, ViewDir};

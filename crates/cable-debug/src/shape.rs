@@ -3,8 +3,11 @@
 //!
 //! [`Shape`] mirrors the scene file's collider types (sphere, capsule, plane,
 //! box) with glam types, so a renderer can draw colliders without depending
-//! on the collision system.
+//! on the collision system. A pool's [`Collider`]s convert to shapes at their
+//! current pose (`Shape::from(&collider)`, [`shapes_of`]); [`crate::Frame::capture`]
+//! does so for every live collider.
 
+use cable_core::{Collider, ColliderSet};
 use glam::{Quat, Vec2, Vec3};
 
 use crate::RenderError;
@@ -255,6 +258,78 @@ impl Shape {
             Shape::Plane { normal, offset } => plane_trace(normal, offset, proj),
         }
     }
+}
+
+/// The outline shape of a pool collider at its current pose (position and
+/// rotation). Infallible: a [`Collider`] is validated when built.
+///
+/// # Example
+/// ```
+/// use cable_core::Collider;
+/// use cable_debug::Shape;
+/// use glam::{Quat, Vec3};
+/// let c = Collider::capsule(Vec3::new(1.0, 2.0, 0.0), Vec3::new(3.0, 2.0, 0.0), 0.5)?;
+/// let Shape::Capsule { a, b, radius } = Shape::from(&c) else { unreachable!() };
+/// assert!(a.distance(Vec3::new(1.0, 2.0, 0.0)) < 1e-5 || a.distance(Vec3::new(3.0, 2.0, 0.0)) < 1e-5);
+/// assert!((a.distance(b) - 2.0).abs() < 1e-5);
+/// assert_eq!(radius, 0.5);
+/// # Ok::<(), cable_core::CableError>(())
+/// ```
+impl From<&Collider> for Shape {
+    fn from(c: &Collider) -> Self {
+        let (p, q) = (c.position(), c.rotation());
+        match c.shape() {
+            cable_core::Shape::Sphere { radius } => Shape::Sphere { center: p, radius },
+            cable_core::Shape::Capsule {
+                half_length,
+                radius,
+            } => {
+                let h = q * Vec3::new(0.0, half_length, 0.0);
+                Shape::Capsule {
+                    a: p - h,
+                    b: p + h,
+                    radius,
+                }
+            }
+            cable_core::Shape::Plane => {
+                // The local half-space `y ≤ 0` is solid.
+                let normal = (q * Vec3::Y).normalize_or(Vec3::Y);
+                Shape::Plane {
+                    normal,
+                    offset: normal.dot(p),
+                }
+            }
+            cable_core::Shape::Cuboid { half_extents } => Shape::Box {
+                center: p,
+                half_extents,
+                rotation: q,
+            },
+        }
+    }
+}
+
+/// The outline shapes of every live collider of `set`, in the set's
+/// processing (slot) order, at their current poses.
+///
+/// # Example
+/// ```
+/// use cable_core::{Collider, ParticlePool};
+/// use cable_debug::{Shape, shapes_of};
+/// use glam::Vec3;
+/// let mut pool = ParticlePool::new();
+/// pool.colliders_mut().add(Collider::sphere(Vec3::new(0.0, 1.0, 0.0), 0.8)?);
+/// pool.colliders_mut().add(Collider::plane(Vec3::Y, 0.0)?);
+/// let shapes = shapes_of(pool.colliders());
+/// assert_eq!(shapes[0], Shape::Sphere { center: Vec3::new(0.0, 1.0, 0.0), radius: 0.8 });
+/// assert!(matches!(shapes[1], Shape::Plane { .. }));
+/// # Ok::<(), cable_core::CableError>(())
+/// ```
+#[must_use]
+pub fn shapes_of(set: &ColliderSet) -> Vec<Shape> {
+    set.handles()
+        .filter_map(|h| set.get(h).ok())
+        .map(Shape::from)
+        .collect()
 }
 
 /// Points on each half circle of a capsule outline.

@@ -7,6 +7,8 @@
 //! with their real width (twice their radius, but never thinner than
 //! [`SvgOptions::min_stroke_px`] pixels). Every cable is one element with
 //! `class="cable"`: a `<path>`, or with strain colouring a `<g>` of segments.
+//! Every collider shape is one `<g class="collider">` (with `data-collider`,
+//! its index, and `data-shape`: sphere, capsule, plane or box).
 
 use std::fmt::Write as _;
 
@@ -15,7 +17,7 @@ use glam::Vec2;
 use crate::RenderError;
 use crate::canvas::{Canvas, Pen};
 use crate::frame::{Frame, Recorder};
-use crate::shape::Outline;
+use crate::shape::{Outline, Shape};
 use crate::view::{Fit, Projection, ViewDir, format_metres, nice_length};
 
 /// Options of the SVG views.
@@ -619,7 +621,18 @@ impl SvgCanvas {
             "<g class=\"colliders\" fill=\"#d1d5db\" fill-opacity=\"0.6\" stroke=\"#6b7280\" stroke-width=\"{}\">",
             self.num(self.px(1.5))
         );
-        for shape in &frame.shapes {
+        for (i, shape) in frame.shapes.iter().enumerate() {
+            // One group per collider, whatever its outline is made of.
+            let kind = match shape {
+                Shape::Sphere { .. } => "sphere",
+                Shape::Capsule { .. } => "capsule",
+                Shape::Plane { .. } => "plane",
+                Shape::Box { .. } => "box",
+            };
+            let _ = writeln!(
+                self.out,
+                "<g class=\"collider\" data-collider=\"{i}\" data-shape=\"{kind}\">"
+            );
             for o in shape.outline(proj) {
                 match o {
                     Outline::Circle { center, radius } => {
@@ -628,6 +641,7 @@ impl SvgCanvas {
                     Outline::Polyline(p) => self.draw_polyline(&p, Pen::Collider),
                 }
             }
+            self.out.push_str("</g>\n");
         }
         self.out.push_str("</g>\n");
     }

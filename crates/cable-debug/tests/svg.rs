@@ -133,7 +133,7 @@ fn static_svg_is_xml_whose_view_box_holds_every_particle_with_one_element_per_ca
             .find(|n| n.attribute("class") == Some("colliders"))
             .unwrap();
         let circle = colliders
-            .children()
+            .descendants()
             .find(|n| n.has_tag_name("circle"))
             .unwrap();
         assert_eq!(circle.attribute("r"), Some("0.5"));
