@@ -470,7 +470,7 @@ fn bounds_hold_every_vertex_and_match_particles_plus_radius() {
         let mut union = Aabb::EMPTY;
         for (c, (pts, radius)) in m.cables.iter().zip([(&a, 0.1), (&b, 0.4)]) {
             for v in &m.vertices[c.vertex_range()] {
-                assert!(c.bounds.expanded(1e-5).contains(v.pos()));
+                assert!(c.bounds.expand(1e-5).contains(v.pos()));
             }
             if opt.rings_per_segment == 1 {
                 // UE's CalcBounds: particles ± radius, computed independently.
@@ -646,7 +646,7 @@ mod random {
                     prop_assert!(c.vertex_range().contains(&(i as usize)));
                 }
                 for v in &m.vertices[c.vertex_range()] {
-                    prop_assert!(v.pos().is_finite() && c.bounds.expanded(1e-4).contains(v.pos()));
+                    prop_assert!(v.pos().is_finite() && c.bounds.expand(1e-4).contains(v.pos()));
                     prop_assert!((v.nrm().length() - 1.0).abs() < 1e-3);
                     prop_assert!((v.tan().length() - 1.0).abs() < 1e-3);
                 }

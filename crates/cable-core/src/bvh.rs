@@ -26,6 +26,12 @@ pub struct Aabb {
     pub max: Vec3,
 }
 
+impl Default for Aabb {
+    fn default() -> Self {
+        Self::EMPTY
+    }
+}
+
 impl Aabb {
     /// The empty box: grows to the first point added.
     pub const EMPTY: Self = Self {
@@ -56,6 +62,20 @@ impl Aabb {
         }
     }
 
+    /// The smallest box holding every point of `points` (empty for none).
+    #[must_use]
+    pub fn of_points(points: &[Vec3]) -> Self {
+        points.iter().fold(Self::EMPTY, |b, &p| b.with_point(p))
+    }
+
+    /// True when the box holds no point (as [`Aabb::EMPTY`] and boxes
+    /// grown from it stay until a point is added).
+    #[inline]
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        !(self.min.cmple(self.max).all())
+    }
+
     /// This box grown to contain `p`.
     #[inline]
     #[must_use]
@@ -76,7 +96,8 @@ impl Aabb {
         }
     }
 
-    /// This box grown by `margin` metres on every side.
+    /// This box grown by `margin` metres on every side (an empty box stays
+    /// empty: its infinite corners do not move).
     #[inline]
     #[must_use]
     pub fn expand(self, margin: f32) -> Self {

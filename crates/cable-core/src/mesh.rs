@@ -267,98 +267,8 @@ pub struct MeshCounts {
     pub indices: u32,
 }
 
-/// An axis-aligned bounding box, metres. The empty box has `min = +∞`,
-/// `max = −∞`, so that growing it by any point gives that point.
-///
-/// # Example
-/// ```
-/// use cable_core::mesh::Aabb;
-/// use glam::Vec3;
-/// let b = Aabb::from_points(&[Vec3::ZERO, Vec3::new(2.0, -1.0, 0.0)]).expanded(0.5);
-/// assert_eq!(b.min, Vec3::new(-0.5, -1.5, -0.5));
-/// assert!(b.contains(Vec3::new(1.0, 0.0, 0.0)));
-/// ```
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Aabb {
-    /// Smallest corner.
-    pub min: Vec3,
-    /// Largest corner.
-    pub max: Vec3,
-}
-
-impl Default for Aabb {
-    fn default() -> Self {
-        Self::EMPTY
-    }
-}
-
-impl Aabb {
-    /// The empty box.
-    pub const EMPTY: Aabb = Aabb {
-        min: Vec3::INFINITY,
-        max: Vec3::NEG_INFINITY,
-    };
-
-    /// The smallest box holding every point (empty for no points).
-    #[must_use]
-    pub fn from_points(points: &[Vec3]) -> Self {
-        points.iter().fold(Self::EMPTY, |b, &p| b.grown(p))
-    }
-
-    /// True when the box holds no point.
-    #[inline]
-    #[must_use]
-    pub fn is_empty(&self) -> bool {
-        !(self.min.cmple(self.max).all())
-    }
-
-    /// The box grown to hold `p`.
-    #[inline]
-    #[must_use]
-    pub fn grown(self, p: Vec3) -> Self {
-        Self {
-            min: self.min.min(p),
-            max: self.max.max(p),
-        }
-    }
-
-    /// The smallest box holding both boxes.
-    #[inline]
-    #[must_use]
-    pub fn union(self, other: Aabb) -> Self {
-        Self {
-            min: self.min.min(other.min),
-            max: self.max.max(other.max),
-        }
-    }
-
-    /// The box with every face moved out by `r` metres (empty stays empty).
-    #[inline]
-    #[must_use]
-    pub fn expanded(self, r: f32) -> Self {
-        if self.is_empty() {
-            return self;
-        }
-        Self {
-            min: self.min - Vec3::splat(r),
-            max: self.max + Vec3::splat(r),
-        }
-    }
-
-    /// True when `p` lies inside or on the box.
-    #[inline]
-    #[must_use]
-    pub fn contains(&self, p: Vec3) -> bool {
-        self.min.cmple(p).all() && p.cmple(self.max).all()
-    }
-
-    /// Centre of a non-empty box.
-    #[inline]
-    #[must_use]
-    pub fn center(&self) -> Vec3 {
-        (self.min + self.max) * 0.5
-    }
-}
+/// Axis-aligned bounds, the type the colliders' broad phase uses too.
+pub use crate::bvh::Aabb;
 
 /// Where one cable's mesh lies in a [`MeshBuffers`], and its bounds.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -661,8 +571,8 @@ mod tests {
 
     #[test]
     fn empty_box_is_neutral() {
-        let b = Aabb::EMPTY.union(Aabb::from_points(&[Vec3::ONE]));
+        let b = Aabb::EMPTY.union(Aabb::of_points(&[Vec3::ONE]));
         assert_eq!(b.min, Vec3::ONE);
-        assert!(Aabb::EMPTY.is_empty() && Aabb::EMPTY.expanded(1.0).is_empty());
+        assert!(Aabb::EMPTY.is_empty() && Aabb::EMPTY.expand(1.0).is_empty());
     }
 }

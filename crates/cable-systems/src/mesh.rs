@@ -104,7 +104,7 @@ pub fn build_meshes(
 /// ```
 pub fn cable_bounds(pool: &ParticlePool, handle: CableHandle) -> Result<Aabb, CableError> {
     let radius = pool.params(handle)?.radius;
-    Ok(Aabb::from_points(pool.positions(handle)?).expanded(radius))
+    Ok(Aabb::of_points(pool.positions(handle)?).expand(radius))
 }
 
 /// Meshes a run of cables whose ranges start at `cables[0]`'s first vertex and index.
@@ -335,7 +335,7 @@ fn mesh_cable(
             }
             (None, MeshStyle::Tube) => {}
         }
-        bounds = bounds.grown(cur);
+        bounds = bounds.with_point(cur);
         prev = cur;
         cur = next;
         if r + 2 < rings {
@@ -343,7 +343,7 @@ fn mesh_cable(
         }
     }
     write_indices(indices, rec, options, params.sides);
-    rec.bounds = bounds.expanded(radius);
+    rec.bounds = bounds.expand(radius);
 }
 
 /// Writes one tube ring: `sides + 1` vertices around centre `c`.
