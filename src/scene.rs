@@ -140,7 +140,7 @@ impl Scene {
 
     fn from_raw(raw: RawScene) -> Result<Self, SceneError> {
         let d = SolverParams::default();
-        let mut params = SolverParams {
+        let params = SolverParams {
             gravity: match raw.gravity {
                 Some(g) => vec3("scene.gravity", g)?,
                 None => d.gravity,
@@ -203,7 +203,6 @@ impl Scene {
             }
             cables.push(desc);
         }
-        params.friction = params.friction.clamp(0.0, 1.0);
         Ok(Self {
             params,
             cables,

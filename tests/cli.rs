@@ -258,7 +258,6 @@ fn mangled_scenes_never_panic() {
         ",",
     ];
     let mut rng = common::Rng(3);
-    let bytes = base.as_bytes();
     for _ in 0..3000 {
         let mut s = base.to_owned();
         for _ in 0..rng.int(1, 4) {
@@ -275,5 +274,4 @@ fn mangled_scenes_never_panic() {
             Err(e) => assert!(e.place.starts_with("scene"), "{e}"),
         }
     }
-    assert!(!bytes.is_empty());
 }

@@ -81,6 +81,8 @@ pub struct ParticlePool {
     slots: Vec<Slot>,
     free_slots: Vec<u32>,
     garbage_rows: usize,
+    /// Removed cables whose records await compaction.
+    dead_records: usize,
     budget: usize,
     // --- colliders (issue 3) ---
     colliders: ColliderSet,
@@ -119,6 +121,7 @@ impl ParticlePool {
             slots: Vec::new(),
             free_slots: Vec::new(),
             garbage_rows: 0,
+            dead_records: 0,
             budget: max_particles,
             colliders: ColliderSet::new(),
             revision: access::next_revision(),
@@ -154,16 +157,8 @@ impl ParticlePool {
     #[inline]
     #[must_use]
     pub fn cable_count(&self) -> usize {
-        self.cables.len() - self.dead_records()
-    }
-
-    fn dead_records(&self) -> usize {
         // Dead records exist only between a removal and the next compaction.
-        if self.garbage_rows == 0 {
-            0
-        } else {
-            self.cables.iter().filter(|c| !c.alive).count()
-        }
+        self.cables.len() - self.dead_records
     }
 
     /// Number of particles of live cables.
@@ -276,6 +271,7 @@ impl ParticlePool {
         let r = &mut self.cables[rec];
         r.alive = false;
         self.garbage_rows += r.count;
+        self.dead_records += 1;
         Ok(())
     }
 
@@ -320,6 +316,7 @@ impl ParticlePool {
         self.pos.truncate(write);
         self.prev.truncate(write);
         self.garbage_rows = 0;
+        self.dead_records = 0;
         self.debug_check();
     }
 

@@ -608,16 +608,16 @@ impl<S: TransformSource> CableWorld<S> {
                         (Some(_), None) => {
                             // Detach: free the end and give it the target's last velocity.
                             let _ = pool.set_attachment(t.handle, end, None);
-                            if let (Ok(pos), last) = (pool.positions(t.handle), state.last_move) {
+                            if let Ok(pos) = pool.positions(t.handle) {
                                 let row = if end == End::Start { 0 } else { pos.len() - 1 };
                                 let p = pos[row];
                                 if let Ok(prev) = pool.prev_positions_mut(t.handle) {
-                                    prev[row] = p - last;
+                                    prev[row] = p - state.last_move;
                                 }
                             }
                         }
                         (None, None) => {
-                            // First sight of the component: release pins of the description.
+                            // A free end: release a pin the description set (a no-op once released).
                             if pool.attachment(t.handle, end).ok().flatten().is_some() {
                                 let _ = pool.set_attachment(t.handle, end, None);
                             }
