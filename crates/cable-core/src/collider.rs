@@ -373,6 +373,23 @@ impl WorldCollider {
         self.moving
     }
 
+    /// The collider's frame now and at the start of the last substep, for
+    /// kernels that compute [`WorldCollider::displacement_at`] themselves:
+    /// `(position, world-to-local rotation, previous position, previous
+    /// local-to-world rotation)`, or `None` when it did not move.
+    #[inline]
+    #[must_use]
+    pub fn frames(&self) -> Option<(Vec3, Mat3, Vec3, Mat3)> {
+        self.moving.then(|| {
+            (
+                self.position,
+                Mat3::from_quat(self.inv_rotation),
+                self.prev_position,
+                Mat3::from_quat(self.prev_rotation),
+            )
+        })
+    }
+
     /// How far the collider's material point that is now at `p` moved during
     /// the last substep, metres (zero for a collider at rest).
     #[inline]

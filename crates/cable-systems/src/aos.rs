@@ -1,17 +1,18 @@
-//! The `Aos` layout: the seeds' shape, one object per cable holding an array
-//! of particle structs, stepped one cable after another on one thread, as
-//! UE's `FCableSimulation` and Flax's `Cloth` rope do.
+//! The `Aos` layout: one object per cable holding an array of particle
+//! structs, stepped one cable after another on one thread, the memory
+//! shape of UE's `FCableSimulation`, Flax's rope and the Unity Verlet ropes.
 //!
-//! It is kept as the readable reference and the baseline of the layout
-//! benchmarks. Its arithmetic is the scalar solver's
-//! ([`crate::constraints::project_pair`]) in the same order, so its results
-//! are bitwise those of the other exact layouts. Buffers are kept between
+//! It is kept as the baseline of the layout benchmarks. It runs the one
+//! kernel ([`crate::kernel::substep`]) over its particle array, so its
+//! results are bitwise those of the other layouts. Buffers are kept between
 //! frames: a warmed-up step does not allocate.
 
 use cable_core::{CableParams, ParticlePool};
 use glam::Vec3;
 
-use crate::constraints::{project_pair, project_pair_compliant};
+use crate::contact::Contacts;
+use crate::kernel::{self, Block, Rigid, Shared, Soft, Store};
+use crate::lane::V3;
 use crate::layout::Stages;
 use crate::params::SolverParams;
 
@@ -43,71 +44,77 @@ pub struct AosCable {
     pub attach: [Option<Vec3>; 2],
 }
 
-impl AosCable {
-    /// Runs one substep: attachments, integrate, constraints (the order of
-    /// [`crate::step::substep_cable`]).
-    pub fn substep(&mut self, params: &SolverParams, stages: Stages) {
-        let ps = &mut self.particles;
-        let last = ps.len() - 1;
-        for (slot, row) in [(0, 0), (1, last)].into_iter().filter(|_| stages.attach) {
-            if let Some(t) = self.attach[slot] {
-                ps[row].pos = t;
-                ps[row].prev = t;
-            }
-        }
-        let h = params.substep;
-        let dacc = (params.gravity * self.params.gravity_scale + self.params.force) * (h * h);
-        let keep = params.velocity_keep();
-        for p in ps.iter_mut().filter(|_| stages.integrate) {
-            if p.inv_mass > 0.0 {
-                let cur = p.pos;
-                let v = (cur - p.prev) * keep;
-                p.prev = cur;
-                p.pos = cur + v + dacc;
-            }
-        }
-        let stiff = self.params.stiffness && ps.len() >= 3;
-        let compliance = self.params.compliance;
-        let alpha_t = compliance / (h * h);
-        if compliance != 0.0 {
-            for p in ps.iter_mut() {
-                p.lambda = 0.0;
-                p.lambda_bend = 0.0;
-            }
-        }
-        let iterations = if stages.constraints {
-            params.iterations
+/// A cable object's particle array as a one-lane [`Store`]: the kernel
+/// runs on the object-per-particle layout as it is.
+impl Store<f32> for AosCable {
+    #[inline(always)]
+    fn rows(&self) -> usize {
+        self.particles.len()
+    }
+    #[inline(always)]
+    fn pos(&self, i: usize) -> V3<f32> {
+        self.particles[i].pos.into()
+    }
+    #[inline(always)]
+    fn set_pos(&mut self, i: usize, p: V3<f32>) {
+        self.particles[i].pos = p.into();
+    }
+    #[inline(always)]
+    fn prev(&self, i: usize) -> V3<f32> {
+        self.particles[i].prev.into()
+    }
+    #[inline(always)]
+    fn set_prev(&mut self, i: usize, p: V3<f32>) {
+        self.particles[i].prev = p.into();
+    }
+    #[inline(always)]
+    fn w(&self, i: usize) -> f32 {
+        self.particles[i].inv_mass
+    }
+    #[inline(always)]
+    fn free(&self, i: usize) -> bool {
+        self.particles[i].inv_mass > 0.0
+    }
+    #[inline(always)]
+    fn rigid(&self, i: usize, span: usize) -> Rigid<f32> {
+        let (a, b) = (&self.particles[i], &self.particles[i + span]);
+        Rigid::new(a.inv_mass, b.inv_mass, self.rest(i, span))
+    }
+    #[inline(always)]
+    fn soft(&self, i: usize, span: usize, alpha_t: f32) -> Soft<f32> {
+        let (a, b) = (&self.particles[i], &self.particles[i + span]);
+        Soft::new(a.inv_mass, b.inv_mass, self.rest(i, span), alpha_t)
+    }
+    #[inline(always)]
+    fn lambda(&self, span: usize, i: usize) -> f32 {
+        let p = &self.particles[i];
+        if span == 1 { p.lambda } else { p.lambda_bend }
+    }
+    #[inline(always)]
+    fn set_lambda(&mut self, span: usize, i: usize, l: f32) {
+        let p = &mut self.particles[i];
+        if span == 1 {
+            p.lambda = l;
         } else {
-            0
-        };
-        for _ in 0..iterations {
-            for span in [1, 2] {
-                if span == 2 && !stiff {
-                    break;
-                }
-                for i in 0..ps.len() - span {
-                    let (a, b) = (ps[i], ps[i + span]);
-                    let rest = if span == 1 {
-                        a.rest
-                    } else {
-                        a.rest + ps[i + 1].rest
-                    };
-                    let (na, nb) = if compliance == 0.0 {
-                        project_pair(a.pos, b.pos, a.inv_mass, b.inv_mass, rest)
-                    } else {
-                        let l = if span == 1 {
-                            &mut ps[i].lambda
-                        } else {
-                            &mut ps[i].lambda_bend
-                        };
-                        project_pair_compliant(
-                            a.pos, b.pos, a.inv_mass, b.inv_mass, rest, alpha_t, l,
-                        )
-                    };
-                    ps[i].pos = na;
-                    ps[i + span].pos = nb;
-                }
-            }
+            p.lambda_bend = l;
+        }
+    }
+    fn reset_lambda(&mut self) {
+        for p in &mut self.particles {
+            p.lambda = 0.0;
+            p.lambda_bend = 0.0;
+        }
+    }
+}
+
+impl AosCable {
+    /// Rest length between particles `i` and `i + span`.
+    #[inline(always)]
+    fn rest(&self, i: usize, span: usize) -> f32 {
+        if span == 1 {
+            self.particles[i].rest
+        } else {
+            self.particles[i].rest + self.particles[i + 1].rest
         }
     }
 }
@@ -116,6 +123,7 @@ impl AosCable {
 #[derive(Debug, Clone, Default)]
 pub struct AosWorld {
     cables: Vec<AosCable>,
+    contacts: Contacts<f32>,
     /// Pool revision and parameters right after the last write-back: while
     /// both match, the cable objects hold the pool's current state.
     synced: Option<(u64, SolverParams)>,
@@ -171,9 +179,11 @@ pub fn advance(
             }));
         }
     }
+    let sh = Shared::new(params, pool.colliders(), stages);
     for obj in &mut world.cables {
+        let b = Block::of_cable(&obj.params, &obj.attach, obj.particles.len(), params);
         for _ in 0..n {
-            obj.substep(params, stages);
+            kernel::substep(obj, &b, &sh, &mut world.contacts);
         }
     }
     let cables = &world.cables;

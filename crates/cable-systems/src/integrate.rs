@@ -8,27 +8,19 @@
 //! p      = p + v + h² · (gravity · gravity_scale + force)
 //! ```
 //!
-//! which is UE's `VerletIntegrate` when damping is 0, bit for bit.
+//! which is UE's `VerletIntegrate` when damping is 0, bit for bit. The
+//! arithmetic is the kernel's ([`crate::kernel::integrate`]).
 
 use cable_core::{CableMut, ParticlePool};
 
+use crate::kernel::{self, Block};
 use crate::params::SolverParams;
 
 /// Integrates one cable over one substep.
 #[inline]
 pub fn integrate_cable(c: &mut CableMut<'_>, params: &SolverParams) {
-    let h = params.substep;
-    let acc = params.gravity * c.params.gravity_scale + c.params.force;
-    let dacc = acc * (h * h);
-    let keep = params.velocity_keep();
-    for ((p, q), &w) in c.pos.iter_mut().zip(c.prev.iter_mut()).zip(c.inv_mass) {
-        if w > 0.0 {
-            let cur = *p;
-            let v = (cur - *q) * keep;
-            *q = cur;
-            *p = cur + v + dacc;
-        }
-    }
+    let b = Block::of_cable(c.params, c.attach, c.pos.len(), params);
+    kernel::integrate(c, &b, params.velocity_keep());
 }
 
 /// Runs [`integrate_cable`] on every cable of the pool, in parallel.

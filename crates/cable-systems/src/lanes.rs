@@ -1,111 +1,60 @@
-//! The `Lanes8` layout: cables grouped by equal segment count into lane
-//! groups of 8, stored array-of-structures-of-arrays (ultraviolet
-//! [`Vec3x8`]/[`f32x8`]), and solved 8 cables at a time.
+//! The `Lanes8` layout: cables grouped by (segments, bending, compliance)
+//! into lane groups of 8, stored array-of-structures-of-arrays, and solved
+//! by the one kernel ([`crate::kernel::substep`]) on [`Fx`] lanes.
 //!
 //! Lane `l` of a group is one cable, and the Gauss-Seidel sweep runs along
 //! the segment index, so every lane does exactly the arithmetic of the
-//! scalar solver ([`crate::constraints::project_pair`]) in the same order:
-//! results are bitwise those of the `Soa` and `Aos` layouts. Branches of the
-//! scalar code become masks: a skipped constraint or a pinned particle gets
-//! a correction of `+0.0` subtracted, which leaves every value (`-0.0`
-//! included) unchanged. There is no fused multiply-add (it rounds
-//! differently), and negation flips the sign bit (wide's `-x` is `0 - x`,
-//! which is not exact for zeros).
+//! one-lane run of its cable: results are bitwise those of the `Soa` and
+//! `Aos` layouts. Contacts run in the lanes too (a candidate collider
+//! carries a lane mask, [`crate::contact`]), so a group near colliders
+//! stays wide.
 //!
 //! The chain along a cable is latency bound (a `sqrt` and a division per
-//! segment), so up to [`GROUPS_IN_FLIGHT`] lane groups of the same segment
-//! count form a *bundle* whose groups are interleaved segment by segment:
-//! their chains are independent and overlap in the CPU.
+//! segment), so up to [`GROUPS_IN_FLIGHT`] groups of the same key form a
+//! *bundle* solved as one block of 8, 16 or 32 lanes: the kernel's lane
+//! operations on a 32-lane block are four independent 8-wide operations,
+//! whose chains overlap in the CPU.
 //!
 //! # Data flow of one [`advance`]
 //! 1. plan (only when the pool changed since the last write-back, see
-//!    [`ParticlePool::revision`]): cables are sorted by (segments, bending, compliant) and cut
-//!    into bundles; a key with too few cables to fill a group (fewer than
-//!    [`MIN_GROUP_FILL`] in its last group) leaves those cables scalar;
+//!    [`ParticlePool::revision`]): cables are sorted by key and cut into
+//!    bundles; a key with too few cables to fill a group (fewer than
+//!    [`MIN_GROUP_FILL`] in its last group) leaves those cables to the
+//!    one-lane kernel;
 //! 2. in parallel over bundles: gather the bundle's cables from the pool
-//!    (again only when it changed), run all the frame's substeps on it
-//!    while it is hot in cache;
+//!    (again only when it changed), run the substeps on it while it is
+//!    hot in cache, with the best SIMD the CPU has ([`crate::simd`]);
 //! 3. in parallel over the pool's cables: lane cables copy their positions
-//!    back, scalar cables run their substeps on the pool directly.
+//!    back, the others run their substeps on the pool directly.
 //!
 //! The split is by bundles and cables, that is by the scene alone, and
-//! cables are independent within a frame, so results do not depend on the
-//! thread count. Buffers are kept between frames: a warmed-up step does not
-//! allocate.
+//! cables are independent within a substep, so results do not depend on
+//! the thread count. Buffers are kept between frames: a warmed-up step does
+//! not allocate.
 
-use cable_core::{CableRef, MIN_SEGMENT_LENGTH, ParticlePool};
-use glam::Vec3;
+use cable_core::{CableRef, ParticlePool};
 use rayon::prelude::*;
-use ultraviolet::{Vec3x8, f32x8};
-use wide::CmpLe;
 
+use crate::contact::Contacts;
+use crate::kernel::{self, Block, Rigid, Shared, Soft, Store};
+use crate::lane::{Fx, Lane, Mask, Mx, V3};
 use crate::layout::Stages;
 use crate::params::SolverParams;
+use crate::simd;
 
-const _: () = assert!(
-    GROUPS_IN_FLIGHT >= 1 && GROUPS_IN_FLIGHT <= 8,
-    "advance dispatches 1..=8"
-);
-
-/// Cables per lane group: the width of [`f32x8`].
+/// Cables per lane group.
 pub const LANES: usize = 8;
 
-/// Most lane groups of one bundle, solved interleaved so that several
-/// dependency chains are in flight per thread.
+/// Most lane groups of one bundle.
 pub const GROUPS_IN_FLIGHT: usize = 4;
 
 /// A key's last, partial lane group is built only when it holds at least
-/// this many cables; fewer run on the scalar path (a nearly empty group costs
-/// as much as a full one).
+/// this many cables; fewer run on the one-lane path (a nearly empty group
+/// costs as much as a full one).
 pub const MIN_GROUP_FILL: usize = 3;
 
-/// All bits set: a true lane of a mask.
-const TRUE: f32 = f32::from_bits(u32::MAX);
-/// `-0.0` in every lane: xor with it negates exactly.
-const SIGN: f32x8 = f32x8::new([-0.0; LANES]);
-const MIN_LEN: f32x8 = f32x8::new([MIN_SEGMENT_LENGTH; LANES]);
-
-/// Sentinel of [`LanesWorld`]'s cable-to-lane map: the cable is scalar.
+/// Sentinel of [`LanesWorld`]'s cable-to-lane map: the cable is one-lane.
 const SCALAR: u32 = u32::MAX;
-
-/// Constants of one rigid constraint for 8 lanes.
-#[derive(Clone, Copy, Debug, Default)]
-struct Rigid {
-    rest: f32x8,
-    /// `-(wa / wsum)`.
-    nka: f32x8,
-    /// `wb / wsum`.
-    kb: f32x8,
-    /// `wsum > 0 && wa > 0`: particle a moves.
-    ma: f32x8,
-    /// `wsum > 0 && wb > 0`: particle b moves.
-    mb: f32x8,
-}
-
-/// Constants of one compliant (XPBD) constraint for 8 lanes.
-#[derive(Clone, Copy, Debug, Default)]
-struct Soft {
-    rest: f32x8,
-    wa: f32x8,
-    /// `-wb`.
-    nwb: f32x8,
-    /// `wsum + alpha_t`.
-    denom: f32x8,
-    /// `wsum > 0`.
-    m: f32x8,
-}
-
-/// Per-lane constants of one lane group.
-#[derive(Clone, Copy, Debug, Default)]
-struct GroupConst {
-    /// `h² · (gravity · gravity_scale + force)`.
-    dacc: Vec3x8,
-    /// `compliance / h²`.
-    alpha_t: f32x8,
-    /// Attached ends: mask and target, [`cable_core::End::slot`] order.
-    attach_m: [f32x8; 2],
-    attach_t: [Vec3x8; 2],
-}
 
 /// Cables that may share a lane group.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord)]
@@ -126,43 +75,253 @@ impl Key {
     }
 }
 
-/// Up to [`GROUPS_IN_FLIGHT`] lane groups of cables with one [`Key`].
-/// Particle `r` of group `g` is at index `r * groups + g`, constraint `i`
-/// of group `g` at `i * groups + g`.
+/// The particle state of a bundle of `W` lanes: row `r` holds particle `r`
+/// of each of the `W` cables.
 #[derive(Clone, Debug, Default)]
-struct Bundle {
+struct Rows<const W: usize> {
+    pos: Vec<V3<Fx<W>>>,
+    prev: Vec<V3<Fx<W>>>,
+    w: Vec<Fx<W>>,
+    free: Vec<Mx<W>>,
+    /// Distance (index 0) and bending (index 1) constraints, rigid.
+    rigid: [Vec<Rigid<Fx<W>>>; 2],
+    /// Distance and bending constraints, compliant.
+    soft: [Vec<Soft<Fx<W>>>; 2],
+    lambda: [Vec<Fx<W>>; 2],
+}
+
+impl<const W: usize> Store<Fx<W>> for Rows<W> {
+    #[inline(always)]
+    fn rows(&self) -> usize {
+        self.pos.len()
+    }
+    #[inline(always)]
+    fn pos(&self, i: usize) -> V3<Fx<W>> {
+        self.pos[i]
+    }
+    #[inline(always)]
+    fn set_pos(&mut self, i: usize, p: V3<Fx<W>>) {
+        self.pos[i] = p;
+    }
+    #[inline(always)]
+    fn prev(&self, i: usize) -> V3<Fx<W>> {
+        self.prev[i]
+    }
+    #[inline(always)]
+    fn set_prev(&mut self, i: usize, p: V3<Fx<W>>) {
+        self.prev[i] = p;
+    }
+    #[inline(always)]
+    fn w(&self, i: usize) -> Fx<W> {
+        self.w[i]
+    }
+    #[inline(always)]
+    fn free(&self, i: usize) -> Mx<W> {
+        self.free[i]
+    }
+    #[inline(always)]
+    fn rigid(&self, i: usize, span: usize) -> Rigid<Fx<W>> {
+        self.rigid[span - 1][i]
+    }
+    #[inline(always)]
+    fn soft(&self, i: usize, span: usize, _alpha_t: Fx<W>) -> Soft<Fx<W>> {
+        self.soft[span - 1][i]
+    }
+    #[inline(always)]
+    fn lambda(&self, span: usize, i: usize) -> Fx<W> {
+        self.lambda[span - 1][i]
+    }
+    #[inline(always)]
+    fn set_lambda(&mut self, span: usize, i: usize, l: Fx<W>) {
+        self.lambda[span - 1][i] = l;
+    }
+    fn reset_lambda(&mut self) {
+        for l in &mut self.lambda {
+            l.fill(Fx::default());
+        }
+    }
+}
+
+/// One bundle of `W` lanes: up to `W / 8` lane groups of one key.
+#[derive(Clone, Debug, Default)]
+struct Bundle<const W: usize> {
     key: Key,
-    groups: usize,
-    /// Cable index of each lane (`groups * 8`), [`SCALAR`] for padding.
+    /// Cable index of each lane, [`SCALAR`] for padding.
     cables: Vec<u32>,
-    pos: Vec<Vec3x8>,
-    prev: Vec<Vec3x8>,
-    /// `inv_mass > 0`: the particle integrates.
-    free: Vec<f32x8>,
-    dist: Vec<Rigid>,
-    /// Per distance constraint: every lane moves both particles.
-    plain: Vec<bool>,
-    bend: Vec<Rigid>,
-    dist_soft: Vec<Soft>,
-    bend_soft: Vec<Soft>,
-    lambda: Vec<f32x8>,
-    lambda_bend: Vec<f32x8>,
-    consts: Vec<GroupConst>,
+    rows: Rows<W>,
+    block: Block<Fx<W>>,
+    contacts: Contacts<Fx<W>>,
+}
+
+impl<const W: usize> Bundle<W> {
+    /// Copies the bundle's cables from the pool and derives the constants.
+    fn gather(&mut self, pool: &ParticlePool, params: &SolverParams) {
+        let n = self.key.segs + 1;
+        let r = &mut self.rows;
+        // Padding lanes: a straight, pinned, inert line (no NaN, no denormals).
+        r.pos.clear();
+        r.prev.clear();
+        for row in 0..n {
+            let p = V3::new(Fx::splat(row as f32), Fx::splat(0.0), Fx::splat(0.0));
+            r.pos.push(p);
+            r.prev.push(p);
+        }
+        r.w.clear();
+        r.w.resize(n, Fx::splat(0.0));
+        r.free.clear();
+        r.free.resize(n, Mx::splat(false));
+        self.block = Block::default();
+        for (lane, &cable) in self.cables.iter().enumerate() {
+            let Some(c) = (cable != SCALAR)
+                .then(|| pool.cable(cable as usize))
+                .flatten()
+            else {
+                continue;
+            };
+            for row in 0..n {
+                r.pos[row].set_lane(lane, c.pos[row]);
+                r.prev[row].set_lane(lane, c.prev[row]);
+                r.w[row].set_lane(lane, c.inv_mass[row]);
+                r.free[row].set_lane(lane, c.inv_mass[row] > 0.0);
+            }
+            self.block.set_lane(lane, c.params, c.attach, n, params);
+        }
+        let alpha_t = self.block.alpha_t;
+        // Padding rest lengths: the padding line's own (1 per segment).
+        let rest = |span: usize, i: usize| {
+            let mut v = Fx::splat(span as f32);
+            for (lane, &cable) in self.cables.iter().enumerate() {
+                if let Some(c) = (cable != SCALAR)
+                    .then(|| pool.cable(cable as usize))
+                    .flatten()
+                {
+                    v.set_lane(lane, kernel::span_rest(c.rest, i, span));
+                }
+            }
+            v
+        };
+        for span in [1, 2] {
+            let count = match span {
+                1 => n - 1,
+                _ if self.key.stiff => n - 2,
+                _ => 0,
+            };
+            let k = span - 1;
+            r.rigid[k].clear();
+            r.soft[k].clear();
+            r.lambda[k].clear();
+            for i in 0..count {
+                let (wa, wb, l) = (r.w[i], r.w[i + span], rest(span, i));
+                if self.key.soft {
+                    r.soft[k].push(Soft::new(wa, wb, l, alpha_t));
+                } else {
+                    r.rigid[k].push(Rigid::new(wa, wb, l));
+                }
+            }
+            if self.key.soft {
+                r.lambda[k].resize(count, Fx::default());
+            }
+        }
+        self.block.stiff = self.key.stiff;
+        self.block.soft = self.key.soft;
+    }
+
+    /// Copies the attachment targets of the bundle's cables from the pool
+    /// (only targets moved).
+    fn refresh_targets(&mut self, pool: &ParticlePool) {
+        for (lane, &cable) in self.cables.iter().enumerate() {
+            if let Some(c) = (cable != SCALAR)
+                .then(|| pool.cable(cable as usize))
+                .flatten()
+            {
+                self.block.set_targets(lane, c.attach);
+            }
+        }
+    }
+
+    /// Runs `n` substeps (inlined into each SIMD path of [`Bundle::run`]).
+    #[inline(always)]
+    fn run_inline(&mut self, sh: &Shared<'_>, n: u32) {
+        for _ in 0..n {
+            kernel::substep(&mut self.rows, &self.block, sh, &mut self.contacts);
+        }
+    }
+
+    /// Runs `n` substeps with the best SIMD instructions the CPU has.
+    fn run(&mut self, sh: &Shared<'_>, n: u32) {
+        #[cfg(target_arch = "x86_64")]
+        if simd::active() == simd::Simd::Avx2 {
+            // SAFETY: `simd::active` returns `Avx2` only when the running
+            // CPU reports AVX2 (`is_x86_feature_detected!`), the one
+            // precondition of calling a `#[target_feature(enable = "avx2")]`
+            // function.
+            #[allow(unsafe_code)]
+            unsafe {
+                run_avx2(self, sh, n);
+            }
+            return;
+        }
+        self.run_inline(sh, n);
+    }
+
+    /// Copies lane `lane`'s particles into one cable's columns.
+    fn scatter(&self, lane: usize, pos: &mut [glam::Vec3], prev: &mut [glam::Vec3]) {
+        for (row, (p, q)) in pos.iter_mut().zip(prev.iter_mut()).enumerate() {
+            *p = self.rows.pos[row].lane(lane);
+            *q = self.rows.prev[row].lane(lane);
+        }
+    }
+}
+
+/// [`Bundle::run_inline`] compiled for AVX2: the kernel's `Fx` loops become
+/// 256-bit instructions. Same IEEE operations, bitwise the same results.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+fn run_avx2<const W: usize>(b: &mut Bundle<W>, sh: &Shared<'_>, n: u32) {
+    b.run_inline(sh, n);
+}
+
+/// A bundle of one of the three widths.
+#[derive(Clone, Debug)]
+enum AnyBundle {
+    One(Bundle<8>),
+    Two(Bundle<16>),
+    Four(Bundle<32>),
+}
+
+macro_rules! each {
+    ($b:expr, $x:ident => $e:expr) => {
+        match $b {
+            AnyBundle::One($x) => $e,
+            AnyBundle::Two($x) => $e,
+            AnyBundle::Four($x) => $e,
+        }
+    };
+}
+
+impl AnyBundle {
+    fn with_groups(groups: usize) -> Self {
+        match groups {
+            1 => Self::One(Bundle::default()),
+            2 => Self::Two(Bundle::default()),
+            _ => Self::Four(Bundle::default()),
+        }
+    }
+    fn width(&self) -> usize {
+        each!(self, b => b.cables.len())
+    }
 }
 
 /// The `Lanes8` layout's buffers, kept by the stepper between frames.
 #[derive(Clone, Debug, Default)]
 pub struct LanesWorld {
     order: Vec<(Key, u32)>,
-    bundles: Vec<Bundle>,
-    used: usize,
+    bundles: Vec<AnyBundle>,
     /// Per cable: `bundle << 8 | lane`, or [`SCALAR`].
     slot: Vec<u32>,
     /// Pool revision and parameters right after the last write-back: while
     /// both match, the bundles hold the pool's current state.
     synced: Option<(u64, SolverParams)>,
-    /// Cables kept out of the lane groups ([`advance_except`]).
-    except: Vec<bool>,
     /// The pool's attachment revision the targets were copied at.
     synced_attach: u64,
 }
@@ -178,16 +337,13 @@ impl LanesWorld {
     /// [`advance`].
     #[must_use]
     pub fn lane_groups(&self) -> usize {
-        self.bundles[..self.used].iter().map(|b| b.groups).sum()
+        self.bundles.iter().map(|b| b.width() / LANES).sum()
     }
 
     /// Sorts the cables into bundles (step 1 of [`advance`]).
     fn plan(&mut self, pool: &ParticlePool) {
         self.order.clear();
         for i in 0..pool.cable_count() {
-            if self.except.get(i).copied().unwrap_or(false) {
-                continue;
-            }
             if let Some(c) = pool.cable(i) {
                 self.order.push((Key::of(&c), i as u32));
             }
@@ -195,7 +351,7 @@ impl LanesWorld {
         self.order.sort_unstable();
         self.slot.clear();
         self.slot.resize(pool.cable_count(), SCALAR);
-        self.used = 0;
+        let mut used = 0;
         let mut start = 0;
         while start < self.order.len() {
             let key = self.order[start].0;
@@ -209,86 +365,66 @@ impl LanesWorld {
                 len - len % LANES
             };
             for chunk in self.order[start..start + in_lanes].chunks(LANES * GROUPS_IN_FLIGHT) {
-                if self.used == self.bundles.len() {
-                    self.bundles.push(Bundle::default());
+                let groups = chunk.len().div_ceil(LANES);
+                let width = if groups == 3 { 4 } else { groups } * LANES;
+                if used == self.bundles.len() || self.bundles[used].width() != width {
+                    let fresh = AnyBundle::with_groups(width / LANES);
+                    if used == self.bundles.len() {
+                        self.bundles.push(fresh);
+                    } else {
+                        self.bundles[used] = fresh;
+                    }
                 }
-                let b = &mut self.bundles[self.used];
-                b.key = key;
-                b.groups = chunk.len().div_ceil(LANES);
-                b.cables.clear();
-                b.cables.resize(b.groups * LANES, SCALAR);
-                for (lane, &(_, cable)) in chunk.iter().enumerate() {
-                    b.cables[lane] = cable;
-                    self.slot[cable as usize] = ((self.used as u32) << 8) | lane as u32;
-                }
-                self.used += 1;
+                each!(&mut self.bundles[used], b => {
+                    b.key = key;
+                    b.cables.clear();
+                    b.cables.resize(width, SCALAR);
+                    for (lane, &(_, cable)) in chunk.iter().enumerate() {
+                        b.cables[lane] = cable;
+                        self.slot[cable as usize] = ((used as u32) << 8) | lane as u32;
+                    }
+                });
+                used += 1;
             }
             start += len;
         }
+        self.bundles.truncate(used);
     }
 }
 
 /// Runs `n` substeps of every cable of the pool in the `Lanes8` layout,
-/// bitwise identical to the scalar layouts (see the module docs).
-/// `scalar` runs `n` substeps of one cable on the scalar path.
-pub fn advance<F>(
+/// bitwise identical to the one-lane layouts (see the module docs). The
+/// caller has prepared the pool's colliders for these substeps.
+pub fn advance(
     world: &mut LanesWorld,
     pool: &mut ParticlePool,
     params: &SolverParams,
     n: u32,
     stages: Stages,
-    scalar: F,
-) where
-    F: Fn(&mut cable_core::CableMut<'_>) + Sync,
-{
-    advance_except(world, pool, params, n, stages, &[], scalar);
-}
-
-/// [`advance`], but the cables `i` with `except[i]` true (a shorter slice
-/// means false for the rest) take the scalar path: the collide layout
-/// hands over the cables a collider may reach.
-pub fn advance_except<F>(
-    world: &mut LanesWorld,
-    pool: &mut ParticlePool,
-    params: &SolverParams,
-    n: u32,
-    stages: Stages,
-    except: &[bool],
-    scalar: F,
-) where
-    F: Fn(&mut cable_core::CableMut<'_>) + Sync,
-{
-    let current = world.synced == Some((pool.revision(), *params)) && world.except == except;
+) {
+    let current = world.synced == Some((pool.revision(), *params));
     if !current {
         pool.compact();
-        world.except.clear();
-        world.except.extend_from_slice(except);
         world.plan(pool);
     } else if world.synced_attach != pool.attachment_revision() {
         // Only attachment targets moved: refresh them, keep the copies.
         let shared: &ParticlePool = pool;
-        world.bundles[..world.used]
+        world
+            .bundles
             .par_iter_mut()
-            .for_each(|b| b.refresh_targets(shared));
+            .for_each(|b| each!(b, b => b.refresh_targets(shared)));
     }
     world.synced_attach = pool.attachment_revision();
-    let used = world.used;
     {
         let shared: &ParticlePool = pool;
-        world.bundles[..used].par_iter_mut().for_each(|b| {
-            if !current {
-                b.gather(shared, params);
-            }
-            match b.groups {
-                1 => b.run::<1>(params, n, stages),
-                2 => b.run::<2>(params, n, stages),
-                3 => b.run::<3>(params, n, stages),
-                4 => b.run::<4>(params, n, stages),
-                5 => b.run::<5>(params, n, stages),
-                6 => b.run::<6>(params, n, stages),
-                7 => b.run::<7>(params, n, stages),
-                _ => b.run::<8>(params, n, stages),
-            }
+        let sh = Shared::new(params, shared.colliders(), stages);
+        world.bundles.par_iter_mut().for_each(|b| {
+            each!(b, b => {
+                if !current {
+                    b.gather(shared, params);
+                }
+                b.run(&sh, n);
+            });
         });
     }
     let bundles = &world.bundles;
@@ -296,350 +432,11 @@ pub fn advance_except<F>(
     pool.par_for_each_cable_indexed(|i, mut c| {
         let s = slot[i];
         if s == SCALAR {
-            scalar(&mut c);
+            kernel::advance_cable(&mut c, params, n, stages);
             return;
         }
-        let b = &bundles[(s >> 8) as usize];
         let lane = (s & 0xff) as usize;
-        let (g, l) = (lane / LANES, lane % LANES);
-        for (r, (p, q)) in c.pos.iter_mut().zip(c.prev.iter_mut()).enumerate() {
-            let k = r * b.groups + g;
-            *p = get(&b.pos[k], l);
-            *q = get(&b.prev[k], l);
-        }
+        each!(&bundles[(s >> 8) as usize], b => b.scatter(lane, c.pos, c.prev));
     });
     world.synced = Some((pool.revision(), *params));
-}
-
-#[inline]
-fn get(v: &Vec3x8, l: usize) -> Vec3 {
-    Vec3::new(
-        v.x.as_array_ref()[l],
-        v.y.as_array_ref()[l],
-        v.z.as_array_ref()[l],
-    )
-}
-
-#[inline]
-fn set(v: &mut Vec3x8, l: usize, p: Vec3) {
-    v.x.as_array_mut()[l] = p.x;
-    v.y.as_array_mut()[l] = p.y;
-    v.z.as_array_mut()[l] = p.z;
-}
-
-#[inline]
-fn mask(b: bool) -> f32 {
-    if b { TRUE } else { 0.0 }
-}
-
-/// Per-lane `if m { t } else { f }`, exact for every value.
-#[inline(always)]
-fn select(m: f32x8, t: Vec3x8, f: Vec3x8) -> Vec3x8 {
-    Vec3x8::new(m.blend(t.x, f.x), m.blend(t.y, f.y), m.blend(t.z, f.z))
-}
-
-/// `p - (d * f)` in lanes where `m`, `p` elsewhere (bit for bit: `x - +0.0 == x`).
-#[inline(always)]
-fn sub_masked(p: Vec3x8, d: Vec3x8, f: f32x8, m: f32x8) -> Vec3x8 {
-    Vec3x8::new(
-        p.x - ((d.x * f) & m),
-        p.y - ((d.y * f) & m),
-        p.z - ((d.z * f) & m),
-    )
-}
-
-/// `glam::Vec3::length`, lane by lane and in its order: `sqrt(x·x + y·y + z·z)`.
-#[inline(always)]
-fn length(d: Vec3x8) -> f32x8 {
-    (d.x * d.x + d.y * d.y + d.z * d.z).sqrt()
-}
-
-/// [`crate::constraints::project_pair`] for 8 lanes.
-#[inline(always)]
-fn project_rigid(a: &mut Vec3x8, b: &mut Vec3x8, s: &Rigid) {
-    let d = *b - *a;
-    let len = length(d);
-    // Lanes where the scalar code does not skip: !(len <= MIN), NaN included.
-    let skip = len.cmp_le(MIN_LEN);
-    let err = (len - s.rest) / len;
-    // a + d·(ka·err) == a - d·(-(ka)·err), exactly.
-    *a = sub_masked(*a, d, s.nka * err, !skip & s.ma);
-    *b = sub_masked(*b, d, s.kb * err, !skip & s.mb);
-}
-
-/// [`project_rigid`] for a constraint whose lanes all move both particles
-/// (`plain`): when no lane skips either, every mask is all ones and the
-/// masking (an `and` with all ones) can go, bit for bit.
-#[inline(always)]
-fn project_rigid_plain(a: &mut Vec3x8, b: &mut Vec3x8, s: &Rigid, plain: bool) {
-    let d = *b - *a;
-    let len = length(d);
-    let skip = len.cmp_le(MIN_LEN);
-    let err = (len - s.rest) / len;
-    let (fa, fb) = (s.nka * err, s.kb * err);
-    if plain && skip.none() {
-        *a = Vec3x8::new(a.x - d.x * fa, a.y - d.y * fa, a.z - d.z * fa);
-        *b = Vec3x8::new(b.x - d.x * fb, b.y - d.y * fb, b.z - d.z * fb);
-    } else {
-        *a = sub_masked(*a, d, fa, !skip & s.ma);
-        *b = sub_masked(*b, d, fb, !skip & s.mb);
-    }
-}
-
-/// [`crate::constraints::project_pair_compliant`] for 8 lanes.
-#[inline(always)]
-fn project_soft(a: &mut Vec3x8, b: &mut Vec3x8, s: &Soft, alpha_t: f32x8, lambda: &mut f32x8) {
-    let d = *b - *a;
-    let len = length(d);
-    let m = !len.cmp_le(MIN_LEN) & s.m;
-    let c = len - s.rest;
-    let dl = ((c ^ SIGN) - alpha_t * *lambda) / s.denom;
-    *lambda = m.blend(*lambda + dl, *lambda);
-    let n = Vec3x8::new(d.x / len, d.y / len, d.z / len);
-    *a = sub_masked(*a, n, s.wa * dl, m);
-    // b + n·(wb·dl) == b - n·((-wb)·dl), exactly.
-    *b = sub_masked(*b, n, s.nwb * dl, m);
-}
-
-impl Bundle {
-    /// Copies the attachment targets of the bundle's cables from the pool
-    /// (their pinned ends are unchanged: only targets moved).
-    fn refresh_targets(&mut self, pool: &ParticlePool) {
-        for (lane, &cable) in self.cables.iter().enumerate() {
-            let Some(c) = (cable != SCALAR)
-                .then(|| pool.cable(cable as usize))
-                .flatten()
-            else {
-                continue;
-            };
-            let k = &mut self.consts[lane / LANES];
-            for slot in 0..2 {
-                if let Some(t) = c.attach[slot] {
-                    set(&mut k.attach_t[slot], lane % LANES, t);
-                }
-            }
-        }
-    }
-
-    /// Copies the bundle's cables from the pool and derives the constants.
-    fn gather(&mut self, pool: &ParticlePool, params: &SolverParams) {
-        let g_n = self.groups;
-        let segs = self.key.segs;
-        let rows = segs + 1;
-        let bends = if self.key.stiff { segs - 1 } else { 0 };
-        let h = params.substep;
-        self.pos.clear();
-        self.prev.clear();
-        self.free.clear();
-        self.dist.clear();
-        self.bend.clear();
-        self.dist_soft.clear();
-        self.bend_soft.clear();
-        self.consts.clear();
-        // Padding lanes: a straight inert line (no NaN, no denormals).
-        for r in 0..rows {
-            let p = Vec3x8::new(f32x8::splat(r as f32), f32x8::ZERO, f32x8::ZERO);
-            for _ in 0..g_n {
-                self.pos.push(p);
-                self.prev.push(p);
-                self.free.push(f32x8::ZERO);
-            }
-        }
-        let pad_rigid = Rigid {
-            rest: f32x8::ONE,
-            ..Rigid::default()
-        };
-        let pad_soft = Soft {
-            rest: f32x8::ONE,
-            denom: f32x8::ONE,
-            ..Soft::default()
-        };
-        if self.key.soft {
-            self.dist_soft.resize(segs * g_n, pad_soft);
-            self.bend_soft.resize(bends * g_n, pad_soft);
-            self.lambda.resize(segs * g_n, f32x8::ZERO);
-            self.lambda_bend.resize(bends * g_n, f32x8::ZERO);
-        } else {
-            self.dist.resize(segs * g_n, pad_rigid);
-            self.bend.resize(bends * g_n, pad_rigid);
-        }
-        self.consts.resize(g_n, GroupConst::default());
-        for (lane, &cable) in self.cables.iter().enumerate() {
-            let Some(c) = (cable != SCALAR)
-                .then(|| pool.cable(cable as usize))
-                .flatten()
-            else {
-                continue;
-            };
-            let (g, l) = (lane / LANES, lane % LANES);
-            for r in 0..rows {
-                let k = r * g_n + g;
-                set(&mut self.pos[k], l, c.pos[r]);
-                set(&mut self.prev[k], l, c.prev[r]);
-                self.free[k].as_array_mut()[l] = mask(c.inv_mass[r] > 0.0);
-            }
-            let k = &mut self.consts[g];
-            let acc = params.gravity * c.params.gravity_scale + c.params.force;
-            set(&mut k.dacc, l, acc * (h * h));
-            let alpha_t = if self.key.soft {
-                c.params.compliance / (h * h)
-            } else {
-                0.0
-            };
-            k.alpha_t.as_array_mut()[l] = alpha_t;
-            for slot in 0..2 {
-                if let Some(t) = c.attach[slot] {
-                    k.attach_m[slot].as_array_mut()[l] = TRUE;
-                    set(&mut k.attach_t[slot], l, t);
-                }
-            }
-            let w = c.inv_mass;
-            let put =
-                |i: usize, j: usize, rest: f32, rigid: &mut Vec<Rigid>, soft: &mut Vec<Soft>| {
-                    let (wa, wb) = (w[i], w[j]);
-                    let wsum = wa + wb;
-                    let k = i * g_n + g;
-                    if self.key.soft {
-                        let s = &mut soft[k];
-                        s.rest.as_array_mut()[l] = rest;
-                        s.wa.as_array_mut()[l] = wa;
-                        s.nwb.as_array_mut()[l] = -wb;
-                        s.denom.as_array_mut()[l] = wsum + alpha_t;
-                        s.m.as_array_mut()[l] = mask(wsum > 0.0);
-                    } else {
-                        let s = &mut rigid[k];
-                        s.rest.as_array_mut()[l] = rest;
-                        let live = wsum > 0.0;
-                        s.nka.as_array_mut()[l] = if live { -(wa / wsum) } else { 0.0 };
-                        s.kb.as_array_mut()[l] = if live { wb / wsum } else { 0.0 };
-                        s.ma.as_array_mut()[l] = mask(live && wa > 0.0);
-                        s.mb.as_array_mut()[l] = mask(live && wb > 0.0);
-                    }
-                };
-            for i in 0..segs {
-                put(i, i + 1, c.rest[i], &mut self.dist, &mut self.dist_soft);
-            }
-            for i in 0..bends {
-                let rest = c.rest[i] + c.rest[i + 1];
-                put(i, i + 2, rest, &mut self.bend, &mut self.bend_soft);
-            }
-        }
-        self.plain.clear();
-        self.plain
-            .extend(self.dist.iter().map(|s| (s.ma & s.mb).all()));
-    }
-
-    /// Runs `n` substeps on the bundle; `G` is its number of groups.
-    fn run<const G: usize>(&mut self, params: &SolverParams, n: u32, stages: Stages) {
-        debug_assert_eq!(self.groups, G);
-        let segs = self.key.segs;
-        let keep = f32x8::splat(params.velocity_keep());
-        for _ in 0..n {
-            // 1. attachments
-            for (g, k) in self.consts.iter().enumerate().filter(|_| stages.attach) {
-                for (slot, row) in [(0, 0), (1, segs)] {
-                    let m = k.attach_m[slot];
-                    if m.any() {
-                        let i = row * G + g;
-                        self.pos[i] = select(m, k.attach_t[slot], self.pos[i]);
-                        self.prev[i] = select(m, k.attach_t[slot], self.prev[i]);
-                    }
-                }
-            }
-            // 2. integrate
-            let dacc: [Vec3x8; G] = std::array::from_fn(|g| self.consts[g].dacc);
-            let rows = if stages.integrate { self.free.len() } else { 0 };
-            for ((p, q), f) in self
-                .pos
-                .chunks_exact_mut(G)
-                .zip(self.prev.chunks_exact_mut(G))
-                .zip(self.free[..rows].chunks_exact(G))
-            {
-                for g in 0..G {
-                    let cur = p[g];
-                    let v = (cur - q[g]) * keep;
-                    p[g] = select(f[g], cur + v + dacc[g], cur);
-                    q[g] = select(f[g], cur, q[g]);
-                }
-            }
-            // 3. constraints
-            if !stages.constraints {
-                continue;
-            }
-            if self.key.soft {
-                let alpha: [f32x8; G] = std::array::from_fn(|g| self.consts[g].alpha_t);
-                self.lambda.fill(f32x8::ZERO);
-                self.lambda_bend.fill(f32x8::ZERO);
-                for _ in 0..params.iterations {
-                    sweep_soft::<G, 1>(&mut self.pos, &self.dist_soft, &mut self.lambda, &alpha);
-                    sweep_soft::<G, 2>(
-                        &mut self.pos,
-                        &self.bend_soft,
-                        &mut self.lambda_bend,
-                        &alpha,
-                    );
-                }
-            } else {
-                for _ in 0..params.iterations {
-                    sweep_rigid::<G>(&mut self.pos, &self.dist, &self.plain);
-                    bend_rigid::<G>(&mut self.pos, &self.bend);
-                }
-            }
-        }
-    }
-}
-
-/// One distance sweep over `G` interleaved groups: the moving end of each
-/// segment stays in registers for the next one.
-#[inline(always)]
-fn sweep_rigid<const G: usize>(pos: &mut [Vec3x8], cons: &[Rigid], plain: &[bool]) {
-    let mut a: [Vec3x8; G] = std::array::from_fn(|g| pos[g]);
-    for (i, (s, p)) in cons.chunks_exact(G).zip(plain.chunks_exact(G)).enumerate() {
-        let next = &mut pos[i * G..(i + 2) * G];
-        for g in 0..G {
-            let mut b = next[G + g];
-            project_rigid_plain(&mut a[g], &mut b, &s[g], p[g]);
-            next[g] = a[g];
-            a[g] = b;
-        }
-    }
-    let segs = cons.len() / G;
-    pos[segs * G..(segs + 1) * G].copy_from_slice(&a);
-}
-
-/// One bending sweep (particles i and i + 2) over `G` interleaved groups.
-#[inline(always)]
-fn bend_rigid<const G: usize>(pos: &mut [Vec3x8], cons: &[Rigid]) {
-    for (i, s) in cons.chunks_exact(G).enumerate() {
-        let win = &mut pos[i * G..(i + 3) * G];
-        for g in 0..G {
-            let (mut a, mut b) = (win[g], win[2 * G + g]);
-            project_rigid(&mut a, &mut b, &s[g]);
-            win[g] = a;
-            win[2 * G + g] = b;
-        }
-    }
-}
-
-/// One compliant sweep of constraints between particles i and i + `SPAN`.
-#[inline(always)]
-fn sweep_soft<const G: usize, const SPAN: usize>(
-    pos: &mut [Vec3x8],
-    cons: &[Soft],
-    lambda: &mut [f32x8],
-    alpha: &[f32x8; G],
-) {
-    for (i, (s, l)) in cons
-        .chunks_exact(G)
-        .zip(lambda.chunks_exact_mut(G))
-        .enumerate()
-    {
-        let win = &mut pos[i * G..(i + SPAN + 1) * G];
-        for g in 0..G {
-            let (mut a, mut b) = (win[g], win[SPAN * G + g]);
-            project_soft(&mut a, &mut b, &s[g], alpha[g], &mut l[g]);
-            win[g] = a;
-            win[SPAN * G + g] = b;
-        }
-    }
 }

@@ -3,16 +3,19 @@
 //!
 //! | layout | storage | threads | kernel |
 //! | --- | --- | --- | --- |
-//! | [`Layout::Aos`] | one object per cable, an array of particle structs (the seeds' shape) | 1 | scalar |
-//! | [`Layout::Soa`] | the pool's structure-of-arrays columns, in place | all, over cables | scalar; long cables pipelined |
-//! | [`Layout::Lanes8`] | lane groups of 8 equal-length cables, `Vec3x8`/`f32x8` | all, over lane groups | 8-wide, several groups in flight |
+//! | [`Layout::Aos`] | one object per cable, an array of particle structs (UE's, Flax's and the Unity ropes' shape) | 1 | one lane |
+//! | [`Layout::Soa`] | the pool's structure-of-arrays columns, in place | all, over cables | one lane |
+//! | [`Layout::Lanes8`] | lane groups of 8 equal-length cables, up to 4 groups per block | all, over blocks | 8 to 32 lanes, SIMD chosen at run time |
 //!
-//! All three are *exact*: they give bitwise identical positions, whatever
-//! the thread count (tests/layouts.rs checks it on random scenes). The pool
-//! keeps its public API whatever the layout: `Aos` and `Lanes8` copy the
-//! cables into their own buffers at the start of a frame, run the frame's
-//! substeps there, and copy positions back before [`crate::Stepper::advance`]
-//! returns.
+//! Every layout runs the same kernel ([`crate::kernel::substep`]): the
+//! layouts differ only in storage and lane width, and give bitwise
+//! identical positions whatever the thread count and SIMD path
+//! (tests/layouts.rs checks it on random scenes with colliders). The pool
+//! keeps its public API whatever the layout: `Aos` and `Lanes8` keep their
+//! own copies between frames, re-gathered only when the pool was edited
+//! (see [`cable_core::ParticlePool::revision`]; moving an attachment target
+//! only refreshes targets), and write positions back to the pool before
+//! [`crate::Stepper::advance`] returns.
 //!
 //! # Example
 //! ```
@@ -41,17 +44,12 @@
 use std::fmt;
 use std::str::FromStr;
 
-use cable_core::{CableMut, ParticlePool};
-use rayon::prelude::*;
+use cable_core::ParticlePool;
 
 use crate::aos::{self, AosWorld};
-use crate::attach::attach_cable;
-use crate::collide::may_touch;
-use crate::constraints::solve_cable;
-use crate::integrate::integrate_cable;
+use crate::kernel::advance_cable;
 use crate::lanes::{self, LanesWorld};
 use crate::params::SolverParams;
-use crate::pipeline::{PIPELINE_MIN_SEGMENTS, solve_cable_pipelined};
 
 /// A particle layout the stepper can run (see the module docs).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
@@ -61,8 +59,8 @@ pub enum Layout {
     Aos,
     /// The pool's structure-of-arrays columns, scalar, parallel over cables.
     Soa,
-    /// Lane groups of 8 cables in `f32x8`, several groups in flight per
-    /// thread, parallel over lane groups. The fastest exact layout.
+    /// Lane groups of 8 cables solved in SIMD lanes, up to 4 groups per
+    /// block, parallel over blocks. The fastest exact layout.
     #[default]
     Lanes8,
 }
@@ -107,14 +105,15 @@ impl FromStr for Layout {
 /// Which stages of a substep run: all of them normally; benchmarks and
 /// profiling time one stage alone ([`crate::Stepper::run_stages`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-#[non_exhaustive] // a collide stage joins with the collide system
 pub struct Stages {
     /// 1. attachments.
     pub attach: bool,
     /// 2. integrate.
     pub integrate: bool,
-    /// 3. constraints.
+    /// 4. the constraint sweeps (distance, bending).
     pub constraints: bool,
+    /// 3–5. contacts: broad phase, sweeps, contact passes, friction.
+    pub collide: bool,
 }
 
 impl Stages {
@@ -123,18 +122,21 @@ impl Stages {
         attach: true,
         integrate: true,
         constraints: true,
+        collide: true,
     };
     /// Integrate alone.
     pub const INTEGRATE: Stages = Stages {
         attach: false,
         integrate: true,
         constraints: false,
+        collide: false,
     };
-    /// Constraints alone.
+    /// Constraints alone (no contacts).
     pub const CONSTRAINTS: Stages = Stages {
         attach: false,
         integrate: false,
         constraints: true,
+        collide: false,
     };
 }
 
@@ -144,45 +146,22 @@ impl Default for Stages {
     }
 }
 
-/// Runs `n` substeps on one cable in place, in the pool's columns: the
-/// `Soa` layout's work for one cable (the order of
-/// [`crate::step::substep_cable`]; cables with at least
-/// [`PIPELINE_MIN_SEGMENTS`] segments solve with pipelined sweeps, bitwise
-/// the same).
-pub fn advance_cable(c: &mut CableMut<'_>, params: &SolverParams, n: u32, stages: Stages) {
-    // The pipelined sweeps have no contact pass: with colliders, long
-    // cables take the plain solver (which does).
-    let long = c.pos.len() > PIPELINE_MIN_SEGMENTS && c.colliders.prepared().is_empty();
-    for _ in 0..n {
-        if stages.attach {
-            attach_cable(c);
-        }
-        if stages.integrate {
-            integrate_cable(c, params);
-        }
-        if !stages.constraints {
-            continue;
-        }
-        if long {
-            solve_cable_pipelined(c, params);
-        } else {
-            solve_cable(c, params);
-        }
-    }
-}
-
 /// The buffers a layout keeps between frames (empty for `Soa`).
 #[derive(Debug, Clone, Default)]
 pub struct LayoutState {
     aos: AosWorld,
     lanes: LanesWorld,
-    /// Per cable: a collider may reach it this substep (Lanes8 with colliders).
-    near: Vec<bool>,
 }
 
 impl LayoutState {
     /// Runs `n` substeps of every cable of the pool in `layout`, doing the
     /// `stages` of each ([`Stages::ALL`] for a normal step).
+    ///
+    /// With colliders, [`cable_core::ColliderSet::prepare`] runs before the
+    /// first substep (it measures how far each collider moved since the
+    /// last substep, for friction) and again before the second; colliders
+    /// cannot move between the substeps of one call, so the remaining
+    /// substeps share that second preparation and run back to back.
     pub fn advance(
         &mut self,
         layout: Layout,
@@ -194,30 +173,20 @@ impl LayoutState {
         if n == 0 {
             return;
         }
-        if !pool.colliders().is_empty() || !pool.colliders().prepared().is_empty() {
-            self.advance_with_colliders(layout, pool, params, n, stages);
-            return;
-        }
-        match layout {
-            Layout::Aos => aos::advance(&mut self.aos, pool, params, n, stages),
-            Layout::Soa => {
-                pool.par_for_each_cable(|mut c| advance_cable(&mut c, params, n, stages));
+        let colliders = !pool.colliders().is_empty() || !pool.colliders().prepared().is_empty();
+        if colliders && stages.collide {
+            pool.colliders_mut().prepare();
+            self.run(layout, pool, params, 1, stages);
+            if n > 1 {
+                pool.colliders_mut().prepare();
+                self.run(layout, pool, params, n - 1, stages);
             }
-            Layout::Lanes8 => lanes::advance(&mut self.lanes, pool, params, n, stages, |c| {
-                advance_cable(c, params, n, stages);
-            }),
+        } else {
+            self.run(layout, pool, params, n, stages);
         }
     }
 
-    /// With colliders the substeps run one at a time, each after
-    /// [`cable_core::ColliderSet::prepare`] (which tracks collider motion
-    /// per substep). `Soa` runs the scalar kernel with its contact pass;
-    /// `Lanes8` keeps in lane groups the cables that no collider can reach
-    /// this substep ([`crate::collide::may_touch`]) and solves the others
-    /// with the scalar kernel, so results stay bitwise those of `Soa`;
-    /// `Aos`, the seeds' shape kept as a baseline, has no contact kernel
-    /// and runs the `Soa` path while colliders exist.
-    fn advance_with_colliders(
+    fn run(
         &mut self,
         layout: Layout,
         pool: &mut ParticlePool,
@@ -225,31 +194,12 @@ impl LayoutState {
         n: u32,
         stages: Stages,
     ) {
-        for _ in 0..n {
-            pool.colliders_mut().prepare();
-            match layout {
-                Layout::Aos | Layout::Soa => {
-                    pool.par_for_each_cable(|mut c| advance_cable(&mut c, params, 1, stages));
-                }
-                Layout::Lanes8 => {
-                    pool.compact();
-                    let mut near = std::mem::take(&mut self.near);
-                    near.clear();
-                    near.resize(pool.cable_count(), false);
-                    {
-                        let shared: &ParticlePool = pool;
-                        near.par_iter_mut().enumerate().for_each(|(i, flag)| {
-                            if let Some(c) = shared.cable(i) {
-                                *flag = may_touch(&c, shared.colliders(), params);
-                            }
-                        });
-                    }
-                    lanes::advance_except(&mut self.lanes, pool, params, 1, stages, &near, |c| {
-                        advance_cable(c, params, 1, stages);
-                    });
-                    self.near = near;
-                }
+        match layout {
+            Layout::Aos => aos::advance(&mut self.aos, pool, params, n, stages),
+            Layout::Soa => {
+                pool.par_for_each_cable(|mut c| advance_cable(&mut c, params, n, stages));
             }
+            Layout::Lanes8 => lanes::advance(&mut self.lanes, pool, params, n, stages),
         }
     }
 

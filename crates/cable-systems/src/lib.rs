@@ -2,15 +2,15 @@
 //! [`cable_core::ParticlePool`], parallel over cables with rayon and
 //! bitwise deterministic whatever the thread count.
 //!
-//! - [`attach`]: attached ends follow their targets;
-//! - [`integrate`]: position Verlet with gravity, force and damping;
-//! - [`constraints`]: Gauss-Seidel distance and bending constraints, rigid or XPBD;
-//! - [`collide`]: contact with spheres, capsules, planes and boxes, friction, no tunnelling
-//!   ([`narrow`] holds the shape queries);
-//! - [`step`]: the order of a substep and the fixed-substep [`Stepper`];
+//! - [`kernel`]: the one solver kernel — the substep written once, generic
+//!   over the lane type ([`lane`]: one cable in `f32`, many in SIMD lanes)
+//!   and the storage; [`contact`] and [`narrow`] are its collision part;
+//!   [`simd`] picks the instruction set at run time;
+//! - [`attach`], [`integrate`], [`constraints`]: the kernel's stages as
+//!   plain functions over the pool;
+//! - [`step`]: the fixed-substep [`Stepper`] (time accumulator);
 //! - [`layout`]: the particle layouts the stepper runs in ([`Layout`]:
-//!   [`aos`], SoA, [`lanes`]), all bitwise identical; [`pipeline`]: the
-//!   pipelined sweeps of long cables;
+//!   [`aos`], SoA, [`lanes`]), all bitwise identical;
 //! - `ecs` (feature `hecs`, on by default): cables, attachments and targets as hecs entities;
 //! - [`mesh`]: tube and ribbon meshes of every cable, in parallel, into
 //!   reused GPU-ready buffers; [`frame`]: the parallel-transport frames they
@@ -34,18 +34,20 @@
 
 pub mod aos;
 pub mod attach;
-pub mod collide;
 pub mod constraints;
+pub mod contact;
 #[cfg(feature = "hecs")]
 pub mod ecs;
 pub mod frame;
 pub mod integrate;
+pub mod kernel;
+pub mod lane;
 pub mod lanes;
 pub mod layout;
 pub mod mesh;
 pub mod narrow;
 pub mod params;
-pub mod pipeline;
+pub mod simd;
 pub mod snapshot;
 pub mod socket;
 pub mod step;

@@ -1,49 +1,493 @@
 //! Narrow phase: distances, contact normals and swept-point hits between
-//! pieces of a cable (a particle, a segment) and collider shapes.
+//! pieces of a cable (a particle, a segment) and collider shapes, written
+//! once over any [`Lane`] type (one cable in `f32`, many in [`crate::lane::Fx`]).
 //!
 //! Every query works on a [`WorldShape`] and returns a signed distance
 //! `phi` (metres, negative inside the shape) from the shape's surface to
 //! the query, with the unit outward normal along which the query should
 //! move to leave the shape. Degenerate inputs (a point on a sphere's
 //! centre, a zero-length segment) get a fixed, deterministic normal.
+//! Branches of a scalar formulation are selections here: every lane
+//! computes both sides and keeps one, so a wide call is bitwise the scalar
+//! call of each lane. The plain-`f32` functions without the `_l` suffix
+//! ([`point_contact`], [`segment_contact`], [`sweep_point`]) are the
+//! one-lane calls, for tools and tests.
 
 use cable_core::WorldShape;
 use glam::Vec3;
 
-/// Parameter in [0, 1] of the point of segment `a + t·d` closest to `p`.
-#[inline]
-#[must_use]
-pub fn closest_param(a: Vec3, d: Vec3, p: Vec3) -> f32 {
-    let dd = d.length_squared();
-    if dd <= f32::MIN_POSITIVE {
-        0.0
-    } else {
-        ((p - a).dot(d) / dd).clamp(0.0, 1.0)
+use crate::lane::{Lane, M3, Mask, V3};
+
+#[inline(always)]
+fn s<L: Lane>(v: f32) -> L {
+    L::splat(v)
+}
+
+#[inline(always)]
+fn v<L: Lane>(p: Vec3) -> V3<L> {
+    V3::splat(p)
+}
+
+#[inline(always)]
+fn m3(m: &glam::Mat3) -> M3 {
+    M3 {
+        cols: [m.x_axis, m.y_axis, m.z_axis],
     }
 }
 
-/// A unit vector perpendicular to `d` (any one, deterministic); `Y` for a
-/// zero `d`.
-#[inline]
-fn perpendicular(d: Vec3) -> Vec3 {
-    d.try_normalize()
-        .map_or(Vec3::Y, Vec3::any_orthonormal_vector)
+/// Parameter in [0, 1] of the point of segment `a + t·d` closest to `p`.
+#[inline(always)]
+pub fn closest_param<L: Lane>(a: V3<L>, d: V3<L>, p: V3<L>) -> L {
+    let dd = d.length_squared();
+    let t = ((p - a).dot(d) / dd).clamp(s(0.0), s(1.0));
+    L::select(dd.le(s(f32::MIN_POSITIVE)), s(0.0), t)
+}
+
+/// glam's `any_orthonormal_vector` of a unit `n` (Frisvad / Duff et al.).
+#[inline(always)]
+fn orthonormal<L: Lane>(n: V3<L>) -> V3<L> {
+    let sign = s::<L>(1.0).copysign(n.z);
+    let a = s::<L>(-1.0) / (sign + n.z);
+    let b = n.x * n.y * a;
+    V3::new(b, sign + n.y * n.y * a, n.y.neg())
+}
+
+/// A unit vector perpendicular to `d` (any one, deterministic); `Y` when
+/// `d` cannot be normalised.
+#[inline(always)]
+fn perpendicular<L: Lane>(d: V3<L>) -> V3<L> {
+    let rcp = s::<L>(1.0) / d.length();
+    let ok = rcp.finite() & s::<L>(0.0).lt(rcp);
+    V3::select(ok, orthonormal(d.scale(rcp)), v(Vec3::Y))
 }
 
 /// Signed distance and outward normal of a point `p` from a ball of
 /// `radius` around `c`; `fallback` is the normal when `p` sits on `c`.
-#[inline]
-fn ball(p: Vec3, c: Vec3, radius: f32, fallback: Vec3) -> (f32, Vec3) {
+#[inline(always)]
+fn ball<L: Lane>(p: V3<L>, c: V3<L>, radius: L, fallback: V3<L>) -> (L, V3<L>) {
     let d = p - c;
     let l = d.length();
-    if l > 1.0e-12 {
-        (l - radius, d / l)
-    } else {
-        (-radius, fallback)
+    let ok = s::<L>(1.0e-12).lt(l);
+    (
+        L::select(ok, l - radius, radius.neg()),
+        V3::select(ok, d.div(l), fallback),
+    )
+}
+
+/// Signed distance from the surface of `shape` to `p` and the outward
+/// normal, per lane.
+#[inline(always)]
+pub fn point_contact_l<L: Lane>(shape: &WorldShape, p: V3<L>) -> (L, V3<L>) {
+    match *shape {
+        WorldShape::Sphere { center, radius } => ball(p, v(center), s(radius), v(Vec3::Y)),
+        WorldShape::Capsule { a, b, radius } => {
+            let (a, d) = (v::<L>(a), v::<L>(b - a));
+            let q = a + d.scale(closest_param(a, d, p));
+            ball(p, q, s(radius), perpendicular(d))
+        }
+        WorldShape::Plane { normal, offset } => (v::<L>(normal).dot(p) - s(offset), v(normal)),
+        WorldShape::Cuboid {
+            center,
+            axes,
+            inv_axes,
+            half_extents: h,
+        } => {
+            let l = m3(&inv_axes).mul(p - v(center));
+            let hv = v::<L>(h);
+            let q = l.max(hv.neg()).min(hv);
+            let diff = l - q;
+            let dist = diff.length();
+            let out = s::<L>(0.0).lt(dist);
+            // Inside: leave through the nearest face.
+            let gap = hv - l.abs();
+            let kx = gap.x.le(gap.y) & gap.x.le(gap.z);
+            let ky = !kx & gap.y.le(gap.z);
+            let kz = !kx & !ky;
+            let sign = |c: L| L::select(c.lt(s(0.0)), s(-1.0), s(1.0));
+            let n_in = V3::new(sign(l.x).keep(kx), sign(l.y).keep(ky), sign(l.z).keep(kz));
+            let g = L::select(kx, gap.x, L::select(ky, gap.y, gap.z));
+            let axes = m3(&axes);
+            (
+                L::select(out, dist, g.neg()),
+                V3::select(out, axes.mul(diff.div(dist)), axes.mul(n_in)),
+            )
+        }
     }
 }
 
-/// Signed distance from the surface of `shape` to `p` and the outward normal.
+/// Closest approach of segment `a`–`b` to `shape`, per lane: the segment
+/// parameter `t` in [0, 1] of the closest (or deepest) point, its signed
+/// distance, and the outward normal.
+#[inline(always)]
+pub fn segment_contact_l<L: Lane>(shape: &WorldShape, a: V3<L>, b: V3<L>) -> (L, L, V3<L>) {
+    let d = b - a;
+    match *shape {
+        WorldShape::Sphere { center, radius } => {
+            let c = v::<L>(center);
+            let t = closest_param(a, d, c);
+            let (phi, n) = ball(a + d.scale(t), c, s(radius), perpendicular(d));
+            (t, phi, n)
+        }
+        WorldShape::Capsule {
+            a: ca,
+            b: cb,
+            radius,
+        } => {
+            let (q0, qd) = (v::<L>(ca), v::<L>(cb - ca));
+            let (t, u) = segment_segment(a, d, q0, qd);
+            let (phi, n) = ball(
+                a + d.scale(t),
+                q0 + qd.scale(u),
+                s(radius),
+                perpendicular(d),
+            );
+            (t, phi, n)
+        }
+        WorldShape::Plane { normal, offset } => {
+            let nv = v::<L>(normal);
+            let (pa, pb) = (nv.dot(a), nv.dot(b));
+            let first = pa.le(pb);
+            (
+                L::select(first, s(0.0), s(1.0)),
+                L::select(first, pa, pb) - s(offset),
+                nv,
+            )
+        }
+        WorldShape::Cuboid {
+            center,
+            axes,
+            inv_axes,
+            half_extents: h,
+        } => {
+            let inv = m3(&inv_axes);
+            let la = inv.mul(a - v(center));
+            let ld = inv.mul(d);
+            let hv = v::<L>(h);
+            let (t, sq) = segment_box_closest(la, ld, hv);
+            let out = s::<L>(0.0).lt(sq);
+            let q = la + ld.scale(t);
+            let diff = q - q.max(hv.neg()).min(hv);
+            let dist = sq.sqrt();
+            let rcp = s::<L>(1.0) / diff.length();
+            let ok = rcp.finite() & s::<L>(0.0).lt(rcp);
+            let n_out = V3::select(ok, diff.scale(rcp), v(Vec3::Y));
+            let (depth, n_in) = segment_box_penetration(la, ld, hv);
+            let t_in = closest_param(la, ld, V3::zero());
+            let axes = m3(&axes);
+            (
+                L::select(out, t, t_in),
+                L::select(out, dist, depth.neg()),
+                axes.mul(V3::select(out, n_out, n_in)),
+            )
+        }
+    }
+}
+
+/// Signed distance of `p` beyond the plane with unit normal `n` that
+/// touches `shape` on its `n` side: `dot(p, n) − max over the shape of
+/// dot(x, n)`. The solver uses it to keep a point on the side of the shape
+/// it came from (see [`crate::contact`]).
+#[inline(always)]
+pub fn support_gap<L: Lane>(shape: &WorldShape, p: V3<L>, n: V3<L>) -> L {
+    match *shape {
+        WorldShape::Sphere { center, radius } => (p - v(center)).dot(n) - s(radius),
+        WorldShape::Capsule { a, b, radius } => {
+            p.dot(n) - v::<L>(a).dot(n).max(v::<L>(b).dot(n)) - s(radius)
+        }
+        WorldShape::Plane { normal, offset } => p.dot(v(normal)) - s(offset),
+        WorldShape::Cuboid {
+            center,
+            axes,
+            half_extents: h,
+            ..
+        } => {
+            let reach = v::<L>(axes.x_axis).dot(n).abs() * s(h.x)
+                + v::<L>(axes.y_axis).dot(n).abs() * s(h.y)
+                + v::<L>(axes.z_axis).dot(n).abs() * s(h.z);
+            (p - v(center)).dot(n) - reach
+        }
+    }
+}
+
+/// Closest points of segments `p + s·d1` and `q + u·d2` (s, u in [0, 1]):
+/// Ericson, *Real-Time Collision Detection*, 5.1.9, with its branches as
+/// selections.
+#[inline(always)]
+pub fn segment_segment<L: Lane>(p: V3<L>, d1: V3<L>, q: V3<L>, d2: V3<L>) -> (L, L) {
+    let eps = s::<L>(1.0e-12);
+    let (zero, one) = (s::<L>(0.0), s::<L>(1.0));
+    let r = p - q;
+    let a = d1.length_squared();
+    let e = d2.length_squared();
+    let f = d2.dot(r);
+    let c = d1.dot(r);
+    let b = d1.dot(d2);
+    let denom = a * e - b * b;
+    let s0 = L::select(
+        (eps * a * e).lt(denom),
+        ((b * f - c * e) / denom).clamp(zero, one),
+        s(0.5),
+    );
+    let u0 = (b * s0 + f) / e;
+    let below = u0.lt(zero);
+    let above = !below & one.lt(u0);
+    let u = L::select(below, zero, L::select(above, one, u0));
+    let sg = L::select(
+        below,
+        (c.neg() / a).clamp(zero, one),
+        L::select(above, ((b - c) / a).clamp(zero, one), s0),
+    );
+    // Degenerate segments, as the scalar early returns.
+    let a_pt = a.le(eps);
+    let e_pt = e.le(eps);
+    let sg = L::select(
+        a_pt,
+        zero,
+        L::select(e_pt, (c.neg() / a).clamp(zero, one), sg),
+    );
+    let u = L::select(
+        a_pt & e_pt,
+        zero,
+        L::select(a_pt, (f / e).clamp(zero, one), L::select(e_pt, zero, u)),
+    );
+    (sg, u)
+}
+
+/// Squared distance from `p` to the box `|x| ≤ h`.
+#[inline(always)]
+fn box_sq_dist<L: Lane>(p: V3<L>, h: V3<L>) -> L {
+    (p - p.max(h.neg()).min(h)).length_squared()
+}
+
+/// Compare-exchange for the sorting network.
+#[inline(always)]
+fn cas<L: Lane>(t: &mut [L; 8], i: usize, j: usize) {
+    let (a, b) = (t[i], t[j]);
+    t[i] = a.min(b);
+    t[j] = b.max(a);
+}
+
+/// Closest point of segment `a + t·d` (t in [0, 1]) to the box `|x| ≤ h`:
+/// `(t, squared distance)`. The squared distance is a convex piecewise
+/// quadratic in t whose pieces break where a coordinate crosses a face
+/// plane; the breaks are sorted (a sorting network, the same in every lane)
+/// and each piece is minimised exactly.
+#[inline(always)]
+pub fn segment_box_closest<L: Lane>(a: V3<L>, d: V3<L>, h: V3<L>) -> (L, L) {
+    let (zero, one) = (s::<L>(0.0), s::<L>(1.0));
+    let mut ts = [one; 8];
+    ts[0] = zero;
+    for k in 0..3 {
+        let (ak, dk, hk) = (a.get(k), d.get(k), h.get(k));
+        let live = s::<L>(1.0e-12).lt(dk.abs());
+        for (j, bound) in [hk.neg(), hk].into_iter().enumerate() {
+            let t = (bound - ak) / dk;
+            let inside = live & zero.lt(t) & t.lt(one);
+            ts[2 + 2 * k + j] = L::select(inside, t, one);
+        }
+    }
+    // Batcher's odd-even merge sort of 8.
+    for (i, j) in [
+        (0, 1),
+        (2, 3),
+        (4, 5),
+        (6, 7),
+        (0, 2),
+        (1, 3),
+        (4, 6),
+        (5, 7),
+        (1, 2),
+        (5, 6),
+        (0, 4),
+        (1, 5),
+        (2, 6),
+        (3, 7),
+        (2, 4),
+        (3, 5),
+        (1, 2),
+        (3, 4),
+        (5, 6),
+    ] {
+        cas(&mut ts, i, j);
+    }
+    let mut best_t = zero;
+    let mut best_v = box_sq_dist(a, h);
+    for w in 0..7 {
+        let (t0, t1) = (ts[w], ts[w + 1]);
+        let pm = a + d.scale(s::<L>(0.5) * (t0 + t1));
+        let (mut qa, mut qb) = (zero, zero);
+        for k in 0..3 {
+            let (pk, ak, dk, hk) = (pm.get(k), a.get(k), d.get(k), h.get(k));
+            let over = hk.lt(pk);
+            let under = pk.lt(hk.neg());
+            let e = L::select(over, ak - hk, ak + hk);
+            let on = over | under;
+            qa = qa + (dk * dk).keep(on);
+            qb = qb + (dk * e).keep(on);
+        }
+        let t = L::select(zero.lt(qa), (qb.neg() / qa).clamp(t0, t1), t0);
+        let val = box_sq_dist(a + d.scale(t), h);
+        let better = val.lt(best_v);
+        best_t = L::select(better, t, best_t);
+        best_v = L::select(better, val, best_v);
+    }
+    (best_t, best_v)
+}
+
+/// For a segment `a + t·d` that meets the box `|x| ≤ h`: the shortest move
+/// (depth, unit direction) that separates them, over the box's face
+/// normals and the cross products of the segment with the box axes
+/// (the separating axis theorem).
+#[inline(always)]
+pub fn segment_box_penetration<L: Lane>(a: V3<L>, d: V3<L>, h: V3<L>) -> (L, V3<L>) {
+    let b = a + d;
+    let mut best = (s::<L>(f32::INFINITY), v::<L>(Vec3::Y));
+    let mut try_axis = |l: V3<L>, valid: L::M| {
+        let r = h.dot(l.abs());
+        let (pa, pb) = (a.dot(l), b.dot(l));
+        let up = r - pa.min(pb);
+        let down = pa.max(pb) + r;
+        let m = valid & up.lt(best.0);
+        best = (L::select(m, up, best.0), V3::select(m, l, best.1));
+        let m = valid & down.lt(best.0);
+        best = (L::select(m, down, best.0), V3::select(m, l.neg(), best.1));
+    };
+    let yes = L::M::splat(true);
+    for axis in [Vec3::X, Vec3::Y, Vec3::Z] {
+        try_axis(v(axis), yes);
+    }
+    let dl = d.length();
+    for axis in [Vec3::X, Vec3::Y, Vec3::Z] {
+        let c = d.cross(v(axis));
+        let cl = c.length();
+        try_axis(c.div(cl), (s::<L>(1.0e-4) * dl).lt(cl));
+    }
+    best
+}
+
+/// First time `t` in [0, 1] at which a point moving in a straight line from
+/// `from` to `to` comes within `radius` of `shape` (continuous collision
+/// detection against tunnelling): the lanes that hit, and their `t`.
+///
+/// A point that starts closer than `radius` sweeps against the shape grown
+/// by slightly less than its current distance instead, so resting and
+/// sliding contacts still stop at the surface rather than pass it. Planes
+/// never need a sweep (a half-space has no far side). Boxes are grown with
+/// sharp corners: conservative.
+#[inline(always)]
+pub fn sweep_point_l<L: Lane>(shape: &WorldShape, from: V3<L>, to: V3<L>, radius: L) -> (L::M, L) {
+    let shrink = s::<L>(1.0 - 1.0e-3);
+    let zero = s::<L>(0.0);
+    let d = to - from;
+    match *shape {
+        WorldShape::Plane { .. } => (L::M::splat(false), zero),
+        WorldShape::Sphere { center, radius: r } => {
+            let c = v::<L>(center);
+            let (phi, _) = ball(from, c, s(r), v(Vec3::Y));
+            let (hit, t) = ray_ball(from, d, c, s::<L>(r) + radius.min(phi) * shrink);
+            (hit & zero.lt(phi), t)
+        }
+        WorldShape::Capsule { a, b, radius: r } => {
+            let (av, ax) = (v::<L>(a), v::<L>(b - a));
+            let (phi, _) = ball(
+                from,
+                av + ax.scale(closest_param(av, ax, from)),
+                s(r),
+                v(Vec3::Y),
+            );
+            let (hit, t) = ray_capsule(from, d, av, v(b), s::<L>(r) + radius.min(phi) * shrink);
+            (hit & zero.lt(phi), t)
+        }
+        WorldShape::Cuboid {
+            center,
+            inv_axes,
+            half_extents: h,
+            ..
+        } => {
+            let inv = m3(&inv_axes);
+            let l0 = inv.mul(from - v(center));
+            let ld = inv.mul(d);
+            let hv = v::<L>(h);
+            let gap = (l0.abs() - hv).max_element();
+            let g = radius.min(gap) * shrink;
+            let (hit, t) = ray_box(l0, ld, hv + V3::new(g, g, g));
+            (hit & zero.lt(gap), t)
+        }
+    }
+}
+
+/// Entry time in [0, 1] of `o + t·d` into the ball (c, r); `o` outside.
+#[inline(always)]
+fn ray_ball<L: Lane>(o: V3<L>, d: V3<L>, c: V3<L>, r: L) -> (L::M, L) {
+    let zero = s::<L>(0.0);
+    let a = d.length_squared();
+    let oc = o - c;
+    let b = d.dot(oc);
+    let cc = oc.length_squared() - r * r;
+    let disc = b * b - a * cc;
+    let t = (b.neg() - disc.sqrt()) / a;
+    let inside = cc.le(zero);
+    let hit = zero.lt(a) & !disc.lt(zero) & b.lt(zero) & zero.le(t) & t.le(s(1.0));
+    (
+        zero.lt(a) & (inside | hit),
+        L::select(inside, zero, t.max(zero)),
+    )
+}
+
+/// Entry time in [0, 1] of `o + t·d` into the capsule (a, b, r); `o` outside.
+#[inline(always)]
+fn ray_capsule<L: Lane>(o: V3<L>, d: V3<L>, a: V3<L>, b: V3<L>, r: L) -> (L::M, L) {
+    let zero = s::<L>(0.0);
+    let ba = b - a;
+    let baba = ba.length_squared();
+    // Cylinder body.
+    let oa = o - a;
+    let bard = ba.dot(d);
+    let baoa = ba.dot(oa);
+    let dd = d.length_squared();
+    let qa = baba * dd - bard * bard;
+    let qb = baba * d.dot(oa) - baoa * bard;
+    let qc = baba * oa.length_squared() - baoa * baoa - r * r * baba;
+    let hh = qb * qb - qa * qc;
+    let t = (qb.neg() - hh.sqrt()) / qa;
+    let y = baoa + t * bard;
+    let mut hit = zero.lt(baba)
+        & (s::<L>(1.0e-12) * baba * dd).lt(qa)
+        & zero.le(hh)
+        & zero.le(t)
+        & t.le(s(1.0))
+        & zero.lt(y)
+        & y.lt(baba);
+    let mut best = L::select(hit, t, zero);
+    // End caps.
+    for c in [a, b] {
+        let (h, t) = ray_ball(o, d, c, r);
+        best = L::select(h, L::select(hit, best.min(t), t), best);
+        hit = hit | h;
+    }
+    (hit, best)
+}
+
+/// Entry time in [0, 1] of `o + t·d` into the box `|x| ≤ h` (slab test).
+#[inline(always)]
+fn ray_box<L: Lane>(o: V3<L>, d: V3<L>, h: V3<L>) -> (L::M, L) {
+    let mut t0 = s::<L>(0.0);
+    let mut t1 = s::<L>(1.0);
+    let mut ok = L::M::splat(true);
+    for k in 0..3 {
+        let (ok_, dk, hk) = (o.get(k), d.get(k), h.get(k));
+        let flat = dk.abs().lt(s(1.0e-20));
+        ok = ok & !(flat & hk.lt(ok_.abs()));
+        let inv = s::<L>(1.0) / dk;
+        let (ta, tb) = ((hk.neg() - ok_) * inv, (hk - ok_) * inv);
+        let (lo, hi) = (ta.min(tb), tb.max(ta));
+        t0 = L::select(flat, t0, t0.max(lo));
+        t1 = L::select(flat, t1, t1.min(hi));
+    }
+    (ok & t0.le(t1), t0)
+}
+
+/// [`point_contact_l`] for one point.
 ///
 /// # Example
 /// ```
@@ -55,377 +499,24 @@ fn ball(p: Vec3, c: Vec3, radius: f32, fallback: Vec3) -> (f32, Vec3) {
 /// let (phi, n) = point_contact(&s, Vec3::new(0.0, 3.0, 0.0));
 /// assert_eq!((phi, n), (2.0, Vec3::Y));
 /// ```
-#[inline]
 #[must_use]
 pub fn point_contact(shape: &WorldShape, p: Vec3) -> (f32, Vec3) {
-    match *shape {
-        WorldShape::Sphere { center, radius } => ball(p, center, radius, Vec3::Y),
-        WorldShape::Capsule { a, b, radius } => {
-            let d = b - a;
-            let q = a + d * closest_param(a, d, p);
-            ball(p, q, radius, perpendicular(d))
-        }
-        WorldShape::Plane { normal, offset } => (normal.dot(p) - offset, normal),
-        WorldShape::Cuboid {
-            center,
-            axes,
-            inv_axes,
-            half_extents: h,
-        } => {
-            let l = inv_axes * (p - center);
-            let q = l.clamp(-h, h);
-            let diff = l - q;
-            let dist = diff.length();
-            if dist > 0.0 {
-                (dist, axes * (diff / dist))
-            } else {
-                // Inside: leave through the nearest face.
-                let gap = h - l.abs();
-                let k = if gap.x <= gap.y && gap.x <= gap.z {
-                    0
-                } else if gap.y <= gap.z {
-                    1
-                } else {
-                    2
-                };
-                let mut n = Vec3::ZERO;
-                n[k] = if l[k] < 0.0 { -1.0 } else { 1.0 };
-                (-gap[k], axes * n)
-            }
-        }
-    }
+    let (phi, n) = point_contact_l::<f32>(shape, p.into());
+    (phi, n.into())
 }
 
-/// Closest approach of segment `a`–`b` to `shape`: the segment parameter
-/// `t` in [0, 1] of the closest (or deepest) point, its signed distance,
-/// and the outward normal.
+/// [`segment_contact_l`] for one segment.
 #[must_use]
 pub fn segment_contact(shape: &WorldShape, a: Vec3, b: Vec3) -> (f32, f32, Vec3) {
-    let d = b - a;
-    let perp = || perpendicular(d);
-    match *shape {
-        WorldShape::Sphere { center, radius } => {
-            let t = closest_param(a, d, center);
-            let (phi, n) = ball(a + d * t, center, radius, perp());
-            (t, phi, n)
-        }
-        WorldShape::Capsule {
-            a: ca,
-            b: cb,
-            radius,
-        } => {
-            let (t, u) = segment_segment(a, d, ca, cb - ca);
-            let q = ca + (cb - ca) * u;
-            let (phi, n) = ball(a + d * t, q, radius, perp());
-            (t, phi, n)
-        }
-        WorldShape::Plane { normal, offset } => {
-            let (pa, pb) = (normal.dot(a), normal.dot(b));
-            if pa <= pb {
-                (0.0, pa - offset, normal)
-            } else {
-                (1.0, pb - offset, normal)
-            }
-        }
-        WorldShape::Cuboid {
-            center,
-            axes,
-            inv_axes,
-            half_extents: h,
-        } => {
-            let la = inv_axes * (a - center);
-            let ld = inv_axes * d;
-            let (t, sq) = segment_box_closest(la, ld, h);
-            if sq > 0.0 {
-                let q = la + ld * t;
-                let diff = q - q.clamp(-h, h);
-                let dist = sq.sqrt();
-                let n = diff.try_normalize().unwrap_or(Vec3::Y);
-                (t, dist, axes * n)
-            } else {
-                let (depth, n) = segment_box_penetration(la, ld, h);
-                (closest_param(la, ld, Vec3::ZERO), -depth, axes * n)
-            }
-        }
-    }
+    let (t, phi, n) = segment_contact_l::<f32>(shape, a.into(), b.into());
+    (t, phi, n.into())
 }
 
-/// Signed distance of `p` beyond the plane with unit normal `n` that
-/// touches `shape` on its `n` side: `dot(p, n) − max over the shape of
-/// dot(x, n)`. The solver uses it to keep a point on the side of the shape
-/// it came from (see [`crate::collide`]).
-#[inline]
-#[must_use]
-pub fn support_gap(shape: &WorldShape, p: Vec3, n: Vec3) -> f32 {
-    match *shape {
-        WorldShape::Sphere { center, radius } => (p - center).dot(n) - radius,
-        WorldShape::Capsule { a, b, radius } => p.dot(n) - a.dot(n).max(b.dot(n)) - radius,
-        WorldShape::Plane { normal, offset } => p.dot(normal) - offset,
-        WorldShape::Cuboid {
-            center,
-            axes,
-            half_extents: h,
-            ..
-        } => {
-            let reach = axes.x_axis.dot(n).abs() * h.x
-                + axes.y_axis.dot(n).abs() * h.y
-                + axes.z_axis.dot(n).abs() * h.z;
-            (p - center).dot(n) - reach
-        }
-    }
-}
-
-/// Closest points of segments `p + s·d1` and `q + u·d2` (s, u in [0, 1]):
-/// Ericson, *Real-Time Collision Detection*, 5.1.9.
-#[must_use]
-pub fn segment_segment(p: Vec3, d1: Vec3, q: Vec3, d2: Vec3) -> (f32, f32) {
-    let r = p - q;
-    let a = d1.length_squared();
-    let e = d2.length_squared();
-    let f = d2.dot(r);
-    const EPS: f32 = 1.0e-12;
-    if a <= EPS && e <= EPS {
-        return (0.0, 0.0);
-    }
-    if a <= EPS {
-        return (0.0, (f / e).clamp(0.0, 1.0));
-    }
-    let c = d1.dot(r);
-    if e <= EPS {
-        return ((-c / a).clamp(0.0, 1.0), 0.0);
-    }
-    let b = d1.dot(d2);
-    let denom = a * e - b * b;
-    let mut s = if denom > EPS * a * e {
-        ((b * f - c * e) / denom).clamp(0.0, 1.0)
-    } else {
-        0.5
-    };
-    let mut u = (b * s + f) / e;
-    if u < 0.0 {
-        u = 0.0;
-        s = (-c / a).clamp(0.0, 1.0);
-    } else if u > 1.0 {
-        u = 1.0;
-        s = ((b - c) / a).clamp(0.0, 1.0);
-    }
-    (s, u)
-}
-
-/// Squared distance from `p` to the box `|x| ≤ h`.
-#[inline]
-fn box_sq_dist(p: Vec3, h: Vec3) -> f32 {
-    (p - p.clamp(-h, h)).length_squared()
-}
-
-/// Closest point of segment `a + t·d` (t in [0, 1]) to the box `|x| ≤ h`:
-/// `(t, squared distance)`. The squared distance is a convex piecewise
-/// quadratic in t whose pieces break where a coordinate crosses a face
-/// plane; each piece is minimised exactly.
-#[must_use]
-pub fn segment_box_closest(a: Vec3, d: Vec3, h: Vec3) -> (f32, f32) {
-    let mut ts = [0.0f32; 8];
-    ts[1] = 1.0;
-    let mut m = 2;
-    for k in 0..3 {
-        if d[k].abs() > 1.0e-12 {
-            for bound in [-h[k], h[k]] {
-                let t = (bound - a[k]) / d[k];
-                if t > 0.0 && t < 1.0 {
-                    ts[m] = t;
-                    m += 1;
-                }
-            }
-        }
-    }
-    let ts = &mut ts[..m];
-    ts.sort_unstable_by(f32::total_cmp);
-    let mut best = (0.0, box_sq_dist(a, h));
-    for w in ts.windows(2) {
-        let (t0, t1) = (w[0], w[1]);
-        let pm = a + d * (0.5 * (t0 + t1));
-        let (mut qa, mut qb) = (0.0f32, 0.0f32);
-        for k in 0..3 {
-            let e = if pm[k] > h[k] {
-                a[k] - h[k]
-            } else if pm[k] < -h[k] {
-                a[k] + h[k]
-            } else {
-                continue;
-            };
-            qa += d[k] * d[k];
-            qb += d[k] * e;
-        }
-        let t = if qa > 0.0 {
-            (-qb / qa).clamp(t0, t1)
-        } else {
-            t0
-        };
-        let v = box_sq_dist(a + d * t, h);
-        if v < best.1 {
-            best = (t, v);
-        }
-    }
-    best
-}
-
-/// For a segment `a + t·d` that meets the box `|x| ≤ h`: the shortest move
-/// (depth, unit direction) that separates them, over the box's face
-/// normals and the cross products of the segment with the box axes
-/// (the separating axis theorem).
-#[must_use]
-pub fn segment_box_penetration(a: Vec3, d: Vec3, h: Vec3) -> (f32, Vec3) {
-    let b = a + d;
-    let mut best = (f32::INFINITY, Vec3::Y);
-    let mut try_axis = |l: Vec3| {
-        let r = h.dot(l.abs());
-        let (pa, pb) = (a.dot(l), b.dot(l));
-        let up = r - pa.min(pb);
-        let down = pa.max(pb) + r;
-        if up < best.0 {
-            best = (up, l);
-        }
-        if down < best.0 {
-            best = (down, -l);
-        }
-    };
-    for axis in [Vec3::X, Vec3::Y, Vec3::Z] {
-        try_axis(axis);
-    }
-    let dl = d.length();
-    for axis in [Vec3::X, Vec3::Y, Vec3::Z] {
-        let c = d.cross(axis);
-        let cl = c.length();
-        if cl > 1.0e-4 * dl {
-            try_axis(c / cl);
-        }
-    }
-    best
-}
-
-/// First time `t` in [0, 1] at which a point moving in a straight line from
-/// `from` to `to` comes within `radius` of `shape` (continuous collision
-/// detection against tunnelling), or `None`.
-///
-/// A point that starts closer than `radius` sweeps against the shape grown
-/// by slightly less than its current distance instead, so resting and
-/// sliding contacts still stop at the surface rather than pass it. Planes
-/// never need a sweep (a half-space has no far side) and return `None`.
-/// Boxes are grown with sharp corners: conservative.
+/// [`sweep_point_l`] for one point: the hit time, or `None`.
 #[must_use]
 pub fn sweep_point(shape: &WorldShape, from: Vec3, to: Vec3, radius: f32) -> Option<f32> {
-    const SHRINK: f32 = 1.0 - 1.0e-3;
-    let d = to - from;
-    match *shape {
-        WorldShape::Plane { .. } => None,
-        WorldShape::Sphere { center, radius: r } => {
-            let (phi, _) = ball(from, center, r, Vec3::Y);
-            if phi <= 0.0 {
-                return None;
-            }
-            ray_ball(from, d, center, r + radius.min(phi) * SHRINK)
-        }
-        WorldShape::Capsule { a, b, radius: r } => {
-            let ax = b - a;
-            let (phi, _) = ball(from, a + ax * closest_param(a, ax, from), r, Vec3::Y);
-            if phi <= 0.0 {
-                return None;
-            }
-            ray_capsule(from, d, a, b, r + radius.min(phi) * SHRINK)
-        }
-        WorldShape::Cuboid {
-            center,
-            inv_axes,
-            half_extents: h,
-            ..
-        } => {
-            let l0 = inv_axes * (from - center);
-            let ld = inv_axes * d;
-            let gap = (l0.abs() - h).max_element();
-            if gap <= 0.0 {
-                return None;
-            }
-            ray_box(l0, ld, h + Vec3::splat(radius.min(gap) * SHRINK))
-        }
-    }
-}
-
-/// Entry time in [0, 1] of `o + t·d` into the ball (c, r); `o` outside.
-fn ray_ball(o: Vec3, d: Vec3, c: Vec3, r: f32) -> Option<f32> {
-    let a = d.length_squared();
-    if a <= 0.0 {
-        return None;
-    }
-    let oc = o - c;
-    let b = d.dot(oc);
-    let cc = oc.length_squared() - r * r;
-    if cc <= 0.0 {
-        return Some(0.0);
-    }
-    let disc = b * b - a * cc;
-    if disc < 0.0 || b >= 0.0 {
-        return None;
-    }
-    let t = (-b - disc.sqrt()) / a;
-    (0.0..=1.0).contains(&t).then_some(t.max(0.0))
-}
-
-/// Entry time in [0, 1] of `o + t·d` into the capsule (a, b, r); `o` outside.
-fn ray_capsule(o: Vec3, d: Vec3, a: Vec3, b: Vec3, r: f32) -> Option<f32> {
-    let ba = b - a;
-    let baba = ba.length_squared();
-    let mut best: Option<f32> = None;
-    // Cylinder body.
-    if baba > 0.0 {
-        let oa = o - a;
-        let bard = ba.dot(d);
-        let baoa = ba.dot(oa);
-        let qa = baba * d.length_squared() - bard * bard;
-        let qb = baba * d.dot(oa) - baoa * bard;
-        let qc = baba * oa.length_squared() - baoa * baoa - r * r * baba;
-        if qa > 1.0e-12 * baba * d.length_squared() {
-            let h = qb * qb - qa * qc;
-            if h >= 0.0 {
-                let t = (-qb - h.sqrt()) / qa;
-                let y = baoa + t * bard;
-                if (0.0..=1.0).contains(&t) && y > 0.0 && y < baba {
-                    best = Some(t);
-                }
-            }
-        }
-    }
-    // End caps.
-    for c in [a, b] {
-        if let Some(t) = ray_ball(o, d, c, r) {
-            best = Some(best.map_or(t, |bt: f32| bt.min(t)));
-        }
-    }
-    best
-}
-
-/// Entry time in [0, 1] of `o + t·d` into the box `|x| ≤ h` (slab test).
-fn ray_box(o: Vec3, d: Vec3, h: Vec3) -> Option<f32> {
-    let mut t0 = 0.0f32;
-    let mut t1 = 1.0f32;
-    for k in 0..3 {
-        if d[k].abs() < 1.0e-20 {
-            if o[k].abs() > h[k] {
-                return None;
-            }
-        } else {
-            let inv = 1.0 / d[k];
-            let (mut ta, mut tb) = ((-h[k] - o[k]) * inv, (h[k] - o[k]) * inv);
-            if ta > tb {
-                std::mem::swap(&mut ta, &mut tb);
-            }
-            t0 = t0.max(ta);
-            t1 = t1.min(tb);
-            if t0 > t1 {
-                return None;
-            }
-        }
-    }
-    Some(t0)
+    let (hit, t) = sweep_point_l::<f32>(shape, from.into(), to.into(), radius);
+    hit.then_some(t)
 }
 
 #[cfg(test)]

@@ -1,41 +1,29 @@
-//! The stepper: the order of a substep, and the frame accumulator.
+//! The stepper: the frame accumulator around the one kernel.
+//!
+//! The order of a substep is written once, on [`crate::kernel::substep`];
+//! every layout runs it.
 
 use cable_core::{CableError, CableMut, ParticlePool};
 
-use crate::attach::attach_cable;
-use crate::constraints::solve_cable;
-use crate::integrate::integrate_cable;
+use crate::kernel::advance_cable;
 use crate::layout::{Layout, LayoutState, Stages};
 use crate::params::SolverParams;
 
-/// Runs one substep on one cable.
-///
-/// # Steps
-/// 1. attachments: attached ends are put at their targets
-///    ([`crate::attach::attach_cable`]);
-/// 2. integrate: Verlet with gravity × gravity scale + force, and damping
-///    ([`crate::integrate::integrate_cable`]);
-/// 3. constraints: `iterations` Gauss-Seidel sweeps of distance (and
-///    bending) constraints ([`crate::constraints::solve_cable`]), each
-///    followed by a contact pass against nearby colliders, then friction
-///    ([`crate::collide`]; nothing at all for a cable near no collider).
-///
-/// This is the one place where the order is written; [`substep`] runs it on
-/// every cable in parallel. Cables do not interact, so the three stages run
-/// back to back on each cable while its rows are hot in cache.
+/// Runs one substep on one cable in the pool's columns (the one-lane
+/// kernel, [`crate::kernel::substep`]). The pool's colliders must have been
+/// prepared for this substep ([`cable_core::ColliderSet::prepare`]), as
+/// [`substep`] does.
 #[inline]
 pub fn substep_cable(c: &mut CableMut<'_>, params: &SolverParams) {
-    attach_cable(c);
-    integrate_cable(c, params);
-    solve_cable(c, params);
+    advance_cable(c, params, 1, Stages::ALL);
 }
 
 /// Runs one substep of length `params.substep` on every cable of the pool,
-/// in parallel over cables; bitwise identical whatever the thread count.
-/// First prepares the pool's colliders for the substep
-/// ([`cable_core::ColliderSet::prepare`]).
+/// in parallel over cables; bitwise identical whatever the thread count,
+/// and to one substep of every [`Layout`]. First prepares the pool's
+/// colliders for the substep ([`cable_core::ColliderSet::prepare`]).
 pub fn substep(pool: &mut ParticlePool, params: &SolverParams) {
-    pool.colliders_mut().prepare(); // collide (issue 3)
+    pool.colliders_mut().prepare();
     pool.par_for_each_cable(|mut c| substep_cable(&mut c, params));
 }
 

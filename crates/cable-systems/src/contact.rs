@@ -1,0 +1,526 @@
+//! Contacts of the one kernel: cables against kinematic spheres, capsules,
+//! planes and boxes, inside the relaxation loop, with friction and without
+//! tunnelling, written once over any [`Lane`] type.
+//!
+//! Per block (one cable, or a lane group of cables) and substep:
+//!
+//! 1. **Broad phase** ([`Contacts::find`]): each lane's bounds (current and
+//!    previous positions, grown by its radius and its motion this substep)
+//!    against the colliders' bounds. The group's union of those bounds is
+//!    queried once in the pool's [`cable_core::Bvh`] (planes: a
+//!    support-point test); every candidate then carries a lane mask, the
+//!    exact answer each lane's own query would give, so a group where some
+//!    lanes touch something stays wide and a lane far from every collider
+//!    is bitwise unaffected.
+//! 2. **No tunnelling** (also in `find`): each free particle's motion from
+//!    its previous to its predicted position is swept against the
+//!    candidates ([`crate::narrow::sweep_point_l`]); at the first hit the
+//!    motion into the shape is removed and the rest slides along the
+//!    surface. Fast segments are checked the same way at intermediate
+//!    configurations, so a cable cannot jump over a thin rod lying between
+//!    two of its particles. The side of each shape every particle and
+//!    segment starts on is remembered: a piece the constraints drag
+//!    through a thin shape is pushed back out on that side.
+//! 3. **Contact** ([`Contacts::project`], every solver iteration, after the
+//!    constraint sweeps, as the UE4 sphere/capsule extension does): every
+//!    free particle within the cable `radius` of a shape is pushed out to
+//!    that distance along the contact normal, and so is every *segment*
+//!    whose closest point is (shared by the two particles by inverse mass
+//!    and the contact's position along the segment), so a taut cable
+//!    catches on a box edge or a ball thinner than its segments.
+//! 4. **Friction** ([`Contacts::finish`]): position-based Coulomb friction
+//!    (Macklin et al. 2014) with coefficient `friction`: the particle's
+//!    motion this substep relative to the collider's surface (so a moving
+//!    collider carries a cable), projected on the contact plane, is removed
+//!    when it is at most `friction ×` the normal push-out of this substep,
+//!    else shortened by that amount; then one more contact pass.
+//!
+//! Contacts are inelastic (no bounce). Colliders are visited in slot order
+//! and particles in row order, so results depend on the scene alone.
+
+use std::cell::RefCell;
+
+use cable_core::{Aabb, ColliderSet, WorldCollider, WorldShape};
+use glam::Vec3;
+
+use crate::kernel::{Block, Store};
+use crate::lane::{Bounds, Lane, M3, Mask, V3};
+use crate::narrow::{point_contact_l, segment_contact_l, support_gap, sweep_point_l};
+
+/// `touch` of a particle no collider pushed this substep.
+const NONE: f32 = -1.0;
+
+/// The contact scratch of one block: candidates and per-particle state of
+/// the current substep. Kept between substeps so a warmed-up step does not
+/// allocate.
+#[derive(Debug, Clone, Default)]
+pub struct Contacts<L: Lane> {
+    /// Candidate colliders (indices into the prepared colliders), ascending.
+    cands: Vec<u32>,
+    /// Per candidate: the lanes for which it is a candidate.
+    cand_m: Vec<L::M>,
+    /// Total push-out of each particle this substep, metres.
+    push: Vec<V3<L>>,
+    /// Index of the last collider that pushed each particle, or `NONE`.
+    touch: Vec<L>,
+    /// Per candidate: the outward normal each particle (rows `0..n`) and
+    /// segment (rows `n..2n`) started the substep with, or zero.
+    side: Vec<V3<L>>,
+}
+
+thread_local! {
+    static SCALAR: RefCell<Contacts<f32>> = RefCell::new(Contacts::default());
+}
+
+impl Contacts<f32> {
+    /// Runs `f` with this thread's one-lane scratch (fully rewritten by
+    /// every [`Contacts::find`], so it carries nothing between cables).
+    pub fn with_scratch<R>(f: impl FnOnce(&mut Contacts<f32>) -> R) -> R {
+        SCALAR.with(|cell| {
+            let mut c = std::mem::take(&mut *cell.borrow_mut());
+            let r = f(&mut c);
+            *cell.borrow_mut() = c;
+            r
+        })
+    }
+}
+
+#[inline(always)]
+fn s<L: Lane>(v: f32) -> L {
+    L::splat(v)
+}
+
+/// Lane `l`'s union with the box of lane `l` of `b`.
+fn union_of<L: Lane>(b: &Bounds<L>, live: L::M) -> Aabb {
+    let mut u = Aabb::EMPTY;
+    for l in 0..L::WIDTH {
+        if live.lane(l) {
+            u = u.union(b.lane(l));
+        }
+    }
+    u
+}
+
+/// Lanes whose bounds reach the plane within `margin`.
+#[inline(always)]
+fn plane_near<L: Lane>(normal: Vec3, offset: f32, bb: &Bounds<L>, margin: L) -> L::M {
+    let (centre, half) = (bb.center(), (bb.max - bb.min).scale(s(0.5)));
+    let n = V3::<L>::splat(normal);
+    (n.dot(centre) - V3::<L>::splat(normal.abs()).dot(half) - s(offset)).lt(margin)
+}
+
+/// The box `b` grown by `m` per lane.
+#[inline(always)]
+fn grown<L: Lane>(b: &Aabb, m: L) -> Bounds<L> {
+    Bounds {
+        min: V3::splat(b.min),
+        max: V3::splat(b.max),
+    }
+    .expand(m)
+}
+
+/// Lanes where box `z` (per lane) contains `p`.
+#[inline(always)]
+fn contains<L: Lane>(z: &Bounds<L>, p: V3<L>) -> L::M {
+    z.min.x.le(p.x)
+        & p.x.le(z.max.x)
+        & z.min.y.le(p.y)
+        & p.y.le(z.max.y)
+        & z.min.z.le(p.z)
+        & p.z.le(z.max.z)
+}
+
+/// Lanes where the per-lane boxes `z` and `o` overlap.
+#[inline(always)]
+fn overlap<L: Lane>(z: &Bounds<L>, o: &Bounds<L>) -> L::M {
+    z.min.x.le(o.max.x)
+        & z.min.y.le(o.max.y)
+        & z.min.z.le(o.max.z)
+        & o.min.x.le(z.max.x)
+        & o.min.y.le(z.max.y)
+        & o.min.z.le(z.max.z)
+}
+
+/// How far the collider's material point now at `p` moved during the last
+/// substep (zero for a collider at rest).
+#[inline(always)]
+fn displacement<L: Lane>(col: &WorldCollider, p: V3<L>) -> V3<L> {
+    match col.frames() {
+        None => V3::zero(),
+        Some((pos, inv, prev_pos, prev_rot)) => {
+            let local = m3(&inv).mul(p - V3::splat(pos));
+            p - (V3::splat(prev_pos) + m3(&prev_rot).mul(local))
+        }
+    }
+}
+
+#[inline(always)]
+fn m3(m: &glam::Mat3) -> M3 {
+    M3 {
+        cols: [m.x_axis, m.y_axis, m.z_axis],
+    }
+}
+
+/// The contact to resolve for a piece at `p` with closest-feature contact
+/// (`phi`, `nrm`) that started the substep outside with normal `came` (zero
+/// if unknown): when the closest feature is now on the other side, the
+/// piece was dragged through and must go back the way it came.
+#[inline(always)]
+fn keep_side<L: Lane>(shape: &WorldShape, p: V3<L>, phi: L, nrm: V3<L>, came: V3<L>) -> (L, V3<L>) {
+    let zero = s::<L>(0.0);
+    let known = !(came.x.eq(zero) & came.y.eq(zero) & came.z.eq(zero));
+    let flip = known & nrm.dot(came).lt(zero);
+    if flip.none() {
+        return (phi, nrm);
+    }
+    (
+        L::select(flip, support_gap(shape, p, came), phi),
+        V3::select(flip, came, nrm),
+    )
+}
+
+impl<L: Lane> Contacts<L> {
+    /// True when no collider is near the block this substep.
+    #[inline]
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.cands.is_empty()
+    }
+
+    /// Broad phase and continuous collision for one block, right after it
+    /// was integrated (positions predicted, previous positions the start of
+    /// the substep). Returns true when some collider is a candidate.
+    pub fn find<S: Store<L>>(&mut self, st: &mut S, b: &Block<L>, set: &ColliderSet) -> bool {
+        self.cands.clear();
+        self.cand_m.clear();
+        let world = set.prepared();
+        if world.is_empty() {
+            return false;
+        }
+        let r = b.radius;
+        let n = st.rows();
+        let mut bb = Bounds::<L>::empty();
+        let mut motion = s::<L>(0.0);
+        for i in 0..n {
+            let (p, q) = (st.pos(i), st.prev(i));
+            bb = bb.with(p).with(q);
+            motion = motion.max((p - q).abs().max_element());
+        }
+        // Room for the particles to move during the iterations.
+        let margin = s::<L>(1.5) * r + s::<L>(2.0) * motion;
+        let query = bb.expand(margin);
+        set.query(&union_of(&query, b.live), |k| self.cands.push(k));
+        for &k in set.prepared_planes() {
+            if let WorldShape::Plane { normal, offset } = world[k as usize].shape {
+                if (plane_near(normal, offset, &bb, margin) & b.live).any() {
+                    self.cands.push(k);
+                }
+            }
+        }
+        if self.cands.is_empty() {
+            return false;
+        }
+        self.cands.sort_unstable();
+        // Each lane's own answer: exactly its own BVH query.
+        let mut kept = 0;
+        for j in 0..self.cands.len() {
+            let k = self.cands[j];
+            let col = &world[k as usize];
+            let m = match col.shape {
+                WorldShape::Plane { normal, offset } => plane_near(normal, offset, &bb, margin),
+                _ => query.overlaps(&col.aabb),
+            } & b.live;
+            if m.any() {
+                self.cands[kept] = k;
+                self.cand_m.push(m);
+                kept += 1;
+            }
+        }
+        self.cands.truncate(kept);
+        if kept == 0 {
+            return false;
+        }
+        self.push.clear();
+        self.push.resize(n, V3::zero());
+        self.touch.clear();
+        self.touch.resize(n, s(NONE));
+        self.remember_sides(st, world, margin);
+        self.sweep(st, b, world);
+        self.sweep_segments(st, b, world);
+        true
+    }
+
+    /// Records on which side of each candidate every particle and segment
+    /// starts the substep (its outward normal there).
+    fn remember_sides<S: Store<L>>(&mut self, st: &S, world: &[WorldCollider], margin: L) {
+        let n = st.rows();
+        let zero = s::<L>(0.0);
+        self.side.clear();
+        self.side.resize(2 * n * self.cands.len(), V3::zero());
+        for (ci, &k) in self.cands.iter().enumerate() {
+            let col = &world[k as usize];
+            if matches!(col.shape, WorldShape::Plane { .. }) {
+                continue; // a half-space has one side only
+            }
+            let cm = self.cand_m[ci];
+            let zone = grown(&col.aabb, margin);
+            let side = &mut self.side[2 * n * ci..2 * n * (ci + 1)];
+            for (i, sd) in side[..n].iter_mut().enumerate() {
+                let p = st.prev(i);
+                let m = cm & contains(&zone, p);
+                if m.any() {
+                    let (phi, nrm) = point_contact_l(&col.shape, p);
+                    *sd = nrm.keep(m & zero.lt(phi));
+                }
+            }
+            for i in 0..n - 1 {
+                let (a, bq) = (st.prev(i), st.prev(i + 1));
+                let m = cm & overlap(&zone, &Bounds::of(a, bq));
+                if m.any() {
+                    let (_, phi, nrm) = segment_contact_l(&col.shape, a, bq);
+                    side[n + i] = nrm.keep(m & zero.lt(phi));
+                }
+            }
+        }
+    }
+
+    /// Continuous collision of every free particle's motion this substep.
+    fn sweep<S: Store<L>>(&mut self, st: &mut S, b: &Block<L>, world: &[WorldCollider]) {
+        let r = b.radius;
+        let one = s::<L>(1.0);
+        for i in 0..st.rows() {
+            let (from, to) = (st.prev(i), st.pos(i));
+            let still = from.x.eq(to.x) & from.y.eq(to.y) & from.z.eq(to.z);
+            let active = st.free(i) & !still;
+            if active.none() {
+                continue;
+            }
+            let path = Bounds::of(from, to).expand(r);
+            let mut best_t = s::<L>(f32::INFINITY);
+            let mut best_n = V3::<L>::zero();
+            let mut best_k = s::<L>(NONE);
+            let mut hit = L::M::splat(false);
+            for (ci, &k) in self.cands.iter().enumerate() {
+                let col = &world[k as usize];
+                let m = active & self.cand_m[ci] & path.overlaps(&col.aabb);
+                if m.none() {
+                    continue;
+                }
+                let (h, t) = sweep_point_l(&col.shape, from, to, r);
+                let upd = m & h & (t.lt(best_t) | !hit);
+                if upd.any() {
+                    let at = from + (to - from).scale(t);
+                    let (_, nrm) = point_contact_l(&col.shape, at);
+                    best_t = L::select(upd, t, best_t);
+                    best_n = V3::select(upd, nrm, best_n);
+                    best_k = L::select(upd, s(k as f32), best_k);
+                    hit = hit | upd;
+                }
+            }
+            if hit.any() {
+                let d = to - from;
+                let at = from + d.scale(best_t);
+                let into = d.dot(best_n).min(s(0.0));
+                let rest = one - best_t;
+                // Keep the motion along the surface; drop the part into it.
+                let slid = at + (d - best_n.scale(into)).scale(rest);
+                st.set_pos(i, V3::select(hit, slid, to));
+                self.push[i] = V3::select(
+                    hit,
+                    self.push[i] + best_n.scale(into.neg() * rest),
+                    self.push[i],
+                );
+                self.touch[i] = L::select(hit, best_k, self.touch[i]);
+            }
+        }
+    }
+
+    /// Continuous collision of fast segments: a segment that starts clear of
+    /// a shape and moves farther this substep than about half the shape's
+    /// thickness plus the cable radius is checked at intermediate
+    /// configurations (linear in time, spaced so that it cannot skip the
+    /// shape); at the first one in contact both particles are put there,
+    /// keeping their motion along the surface.
+    fn sweep_segments<S: Store<L>>(&mut self, st: &mut S, b: &Block<L>, world: &[WorldCollider]) {
+        let r = b.radius;
+        let (zero, one) = (s::<L>(0.0), s::<L>(1.0));
+        for (ci, &k) in self.cands.iter().enumerate() {
+            let col = &world[k as usize];
+            let thickness = match col.shape {
+                WorldShape::Plane { .. } => continue,
+                WorldShape::Sphere { radius, .. } | WorldShape::Capsule { radius, .. } => {
+                    2.0 * radius
+                }
+                WorldShape::Cuboid { half_extents, .. } => 2.0 * half_extents.min_element(),
+            };
+            let step = s::<L>(0.5 * thickness) + r;
+            let kf = s::<L>(k as f32);
+            for i in 0..st.rows() - 1 {
+                let (wa, wb) = (st.w(i), st.w(i + 1));
+                let (a0, b0) = (st.prev(i), st.prev(i + 1));
+                let (pa, pb) = (st.pos(i), st.pos(i + 1));
+                let (da, db) = (pa - a0, pb - b0);
+                let motion = da.length().max(db.length());
+                let mut m = self.cand_m[ci] & zero.lt(wa + wb) & step.lt(motion);
+                if m.none() {
+                    continue;
+                }
+                let swept = Bounds::of(a0, b0).with(pa).with(pb).expand(r);
+                m = m & swept.overlaps(&col.aabb);
+                if m.none() {
+                    continue;
+                }
+                m = m & !segment_contact_l(&col.shape, a0, b0).1.lt(r);
+                if m.none() {
+                    continue;
+                }
+                // At most 64 checks: beyond that the motion is absurd anyway.
+                let checks = (motion / step).ceil().min(s(64.0));
+                let most = (0..L::WIDTH)
+                    .filter(|&l| m.lane(l))
+                    .map(|l| checks.lane(l))
+                    .fold(0.0f32, f32::max);
+                let mut done = !m;
+                let mut j = 1.0f32;
+                while j < most {
+                    let jl = s::<L>(j);
+                    let active = !done & jl.lt(checks);
+                    if active.none() {
+                        break;
+                    }
+                    let t = jl / checks;
+                    let (a, bb) = (a0 + da.scale(t), b0 + db.scale(t));
+                    let (_, phi, nrm) = segment_contact_l(&col.shape, a, bb);
+                    let hit = active & phi.lt(r);
+                    if hit.any() {
+                        let rest = one - t;
+                        for (row, w, start, d) in [(i, wa, a, da), (i + 1, wb, bb, db)] {
+                            let mw = hit & zero.lt(w);
+                            let into = d.dot(nrm).min(zero);
+                            let p = start + (d - nrm.scale(into)).scale(rest);
+                            st.set_pos(row, V3::select(mw, p, st.pos(row)));
+                            let pushed = self.push[row] + nrm.scale(into.neg() * rest);
+                            self.push[row] = V3::select(mw, pushed, self.push[row]);
+                            self.touch[row] = L::select(mw, kf, self.touch[row]);
+                        }
+                        done = done | hit;
+                    }
+                    j += 1.0;
+                }
+            }
+        }
+    }
+
+    /// One contact pass, run after every constraint sweep: pushes particles
+    /// and segments out of the candidate colliders to the cable radius.
+    pub fn project<S: Store<L>>(&mut self, st: &mut S, b: &Block<L>, set: &ColliderSet) {
+        let world = set.prepared();
+        let r = b.radius;
+        let n = st.rows();
+        let (zero, one) = (s::<L>(0.0), s::<L>(1.0));
+        for (ci, &k) in self.cands.iter().enumerate() {
+            let col = &world[k as usize];
+            let cm = self.cand_m[ci];
+            let kf = s::<L>(k as f32);
+            let zone = grown(&col.aabb, r);
+            let side = &self.side[2 * n * ci..2 * n * (ci + 1)];
+            let plane = matches!(col.shape, WorldShape::Plane { .. });
+            for i in 0..n {
+                let p = st.pos(i);
+                let m = cm & st.free(i) & contains(&zone, p);
+                if m.none() {
+                    continue;
+                }
+                let (phi, nrm) = point_contact_l(&col.shape, p);
+                let (phi, nrm) = if plane {
+                    (phi, nrm)
+                } else {
+                    keep_side(&col.shape, p, phi, nrm, side[i])
+                };
+                let hit = m & phi.lt(r);
+                if hit.any() {
+                    let dp = nrm.scale(r - phi);
+                    st.set_pos(i, V3::select(hit, p + dp, p));
+                    self.push[i] = V3::select(hit, self.push[i] + dp, self.push[i]);
+                    self.touch[i] = L::select(hit, kf, self.touch[i]);
+                }
+            }
+            if plane {
+                // A segment whose ends are outside a half-space is outside.
+                continue;
+            }
+            for i in 0..n - 1 {
+                let (wa, wb) = (st.w(i), st.w(i + 1));
+                let (a, bq) = (st.pos(i), st.pos(i + 1));
+                let m = cm & zero.lt(wa + wb) & overlap(&zone, &Bounds::of(a, bq));
+                if m.none() {
+                    continue;
+                }
+                let (t, phi, nrm) = segment_contact_l(&col.shape, a, bq);
+                let at = a + (bq - a).scale(t);
+                let (phi, nrm) = keep_side(&col.shape, at, phi, nrm, side[n + i]);
+                let hit = m & phi.lt(r);
+                if hit.none() {
+                    continue;
+                }
+                let (sa, sb) = (one - t, t);
+                // Moving the contact point by `depth` needs depth / denom; the
+                // floor keeps a contact next to a pinned end from flinging
+                // the free end (it then takes a few iterations instead).
+                let denom = (sa * sa * wa + sb * sb * wb).max(s::<L>(0.25) * wa.max(wb));
+                let scale = (r - phi) / denom;
+                let (da, db) = (nrm.scale(sa * wa * scale), nrm.scale(sb * wb * scale));
+                st.set_pos(i, V3::select(hit, a + da, a));
+                st.set_pos(i + 1, V3::select(hit, bq + db, bq));
+                self.push[i] = V3::select(hit, self.push[i] + da, self.push[i]);
+                self.push[i + 1] = V3::select(hit, self.push[i + 1] + db, self.push[i + 1]);
+                self.touch[i] = L::select(hit & zero.lt(wa), kf, self.touch[i]);
+                self.touch[i + 1] = L::select(hit & zero.lt(wb), kf, self.touch[i + 1]);
+            }
+        }
+    }
+
+    /// Friction after the iterations, then one more contact pass (sliding
+    /// along a curved surface or past an edge can dip into it).
+    pub fn finish<S: Store<L>>(&mut self, st: &mut S, b: &Block<L>, set: &ColliderSet, mu: f32) {
+        if mu > 0.0 {
+            self.friction(st, set.prepared(), mu);
+            self.project(st, b, set);
+        }
+    }
+
+    /// Position-based Coulomb friction with coefficient `mu`.
+    fn friction<S: Store<L>>(&mut self, st: &mut S, world: &[WorldCollider], mu: f32) {
+        let zero = s::<L>(0.0);
+        for i in 0..st.rows() {
+            let touch = self.touch[i];
+            let push = self.push[i];
+            let load = push.length();
+            let m = st.free(i) & zero.le(touch) & zero.lt(load);
+            if m.none() {
+                continue;
+            }
+            let p = st.pos(i);
+            let nrm = push.div(load);
+            let mut carried = V3::<L>::zero();
+            for &k in &self.cands {
+                let col = &world[k as usize];
+                if !col.is_moving() {
+                    continue;
+                }
+                let mk = m & touch.eq(s(k as f32));
+                if mk.any() {
+                    carried = V3::select(mk, displacement(col, p), carried);
+                }
+            }
+            let dx = p - st.prev(i) - carried;
+            let slip = dx - nrm.scale(dx.dot(nrm));
+            let len = slip.length();
+            let hold = s::<L>(mu) * load;
+            // Static: stick to the surface; kinetic: slide, slowed.
+            let stuck = len.le(hold);
+            let moved = V3::select(stuck, p - slip, p - slip.scale(hold / len));
+            st.set_pos(i, V3::select(m, moved, p));
+        }
+    }
+}

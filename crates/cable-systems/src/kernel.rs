@@ -1,0 +1,473 @@
+//! The one solver kernel: the substep written once, generic over the lane
+//! type ([`Lane`]: one cable in `f32`, `N` cables in [`crate::lane::Fx`])
+//! and over the storage it runs on ([`Store`]: the pool's SoA columns, the
+//! object-per-particle `Aos` arrays, the `Lanes8` lane groups).
+//!
+//! Every layout calls [`substep`]; a constraint or contact type added here
+//! runs on every layout, and every layout gives bitwise the same positions
+//! (the lanes of a wide run perform the scalar run's operations in its
+//! order, see [`crate::lane`]).
+
+use cable_core::{ColliderSet, MIN_SEGMENT_LENGTH};
+use glam::Vec3;
+
+use crate::contact::Contacts;
+use crate::lane::{Lane, Mask, V3};
+use crate::layout::Stages;
+use crate::params::SolverParams;
+
+/// Constants of one rigid constraint between particles `i` and `i + span`,
+/// derived from the inverse masses `wa`, `wb` and the rest length.
+#[derive(Clone, Copy, Debug)]
+pub struct Rigid<L: Lane> {
+    /// Rest length, metres.
+    pub rest: L,
+    /// `-(wa / (wa + wb))`, 0 when both are pinned.
+    pub nka: L,
+    /// `wb / (wa + wb)`, 0 when both are pinned.
+    pub kb: L,
+    /// Particle a moves (`wa + wb > 0 && wa > 0`).
+    pub ma: L::M,
+    /// Particle b moves.
+    pub mb: L::M,
+}
+
+impl<L: Lane> Rigid<L> {
+    /// The constants of a constraint of length `rest` between inverse masses `wa`, `wb`.
+    #[inline(always)]
+    pub fn new(wa: L, wb: L, rest: L) -> Self {
+        let zero = L::splat(0.0);
+        let wsum = wa + wb;
+        let live = zero.lt(wsum);
+        Self {
+            rest,
+            nka: (wa / wsum).neg().keep(live),
+            kb: (wb / wsum).keep(live),
+            ma: live & zero.lt(wa),
+            mb: live & zero.lt(wb),
+        }
+    }
+}
+
+/// Constants of one compliant (XPBD) constraint.
+#[derive(Clone, Copy, Debug)]
+pub struct Soft<L: Lane> {
+    /// Rest length, metres.
+    pub rest: L,
+    /// Inverse mass of particle a.
+    pub wa: L,
+    /// `-wb`.
+    pub nwb: L,
+    /// `wa + wb + α/h²`.
+    pub denom: L,
+    /// `wa + wb > 0`.
+    pub m: L::M,
+}
+
+impl<L: Lane> Soft<L> {
+    /// The constants of a compliant constraint with `alpha_t` = compliance / h².
+    #[inline(always)]
+    pub fn new(wa: L, wb: L, rest: L, alpha_t: L) -> Self {
+        let wsum = wa + wb;
+        Self {
+            rest,
+            wa,
+            nwb: wb.neg(),
+            denom: wsum + alpha_t,
+            m: L::splat(0.0).lt(wsum),
+        }
+    }
+}
+
+/// The particle state the kernel runs on: one cable (`L = f32`) or a lane
+/// group of equal-length cables, in whatever memory layout.
+///
+/// Rows are particles along the cable. Implementations are small accessors;
+/// every piece of arithmetic is the kernel's.
+pub trait Store<L: Lane> {
+    /// Number of particles (rows).
+    fn rows(&self) -> usize;
+    /// Position of row `i`.
+    fn pos(&self, i: usize) -> V3<L>;
+    /// Sets the position of row `i`.
+    fn set_pos(&mut self, i: usize, p: V3<L>);
+    /// Previous position of row `i`.
+    fn prev(&self, i: usize) -> V3<L>;
+    /// Sets the previous position of row `i`.
+    fn set_prev(&mut self, i: usize, p: V3<L>);
+    /// Inverse mass of row `i`.
+    fn w(&self, i: usize) -> L;
+    /// Row `i` is free (`w > 0`).
+    fn free(&self, i: usize) -> L::M;
+    /// The rigid constraint between rows `i` and `i + span` (1: distance, 2: bending).
+    fn rigid(&self, i: usize, span: usize) -> Rigid<L>;
+    /// The compliant constraint between rows `i` and `i + span`.
+    fn soft(&self, i: usize, span: usize, alpha_t: L) -> Soft<L>;
+    /// XPBD multiplier of constraint `i` of `span`.
+    fn lambda(&self, span: usize, i: usize) -> L;
+    /// Sets the XPBD multiplier of constraint `i` of `span`.
+    fn set_lambda(&mut self, span: usize, i: usize, l: L);
+    /// Zeroes every multiplier (start of a substep).
+    fn reset_lambda(&mut self);
+}
+
+/// Per-block constants of a substep.
+#[derive(Clone, Copy, Debug)]
+pub struct Block<L: Lane> {
+    /// `h² · (gravity · gravity_scale + force)`, metres.
+    pub dacc: V3<L>,
+    /// Compliance / h² (XPBD's α̃).
+    pub alpha_t: L,
+    /// Attached ends: which lanes, and their targets ([`cable_core::End::slot`] order).
+    pub attach_m: [L::M; 2],
+    /// Attachment targets.
+    pub attach_t: [V3<L>; 2],
+    /// Cable radius, metres (contacts).
+    pub radius: L,
+    /// Lanes holding a cable (not padding).
+    pub live: L::M,
+    /// Bending constraints (i to i + 2) are on.
+    pub stiff: bool,
+    /// The distance constraints are compliant (XPBD).
+    pub soft: bool,
+}
+
+impl<L: Lane> Default for Block<L> {
+    fn default() -> Self {
+        Self {
+            dacc: V3::zero(),
+            alpha_t: L::splat(0.0),
+            attach_m: [L::M::splat(false); 2],
+            attach_t: [V3::zero(); 2],
+            radius: L::splat(0.0),
+            live: L::M::splat(false),
+            stiff: false,
+            soft: false,
+        }
+    }
+}
+
+impl<L: Lane> Block<L> {
+    /// Sets lane `l` from one cable's parameters (`rows` particles).
+    pub fn set_lane(
+        &mut self,
+        l: usize,
+        cable: &cable_core::CableParams,
+        attach: &[Option<Vec3>; 2],
+        rows: usize,
+        params: &SolverParams,
+    ) {
+        let h = params.substep;
+        let acc = params.gravity * cable.gravity_scale + cable.force;
+        self.dacc.set_lane(l, acc * (h * h));
+        self.alpha_t.set_lane(l, cable.compliance / (h * h));
+        self.radius.set_lane(l, cable.radius);
+        self.live.set_lane(l, true);
+        self.set_targets(l, attach);
+        self.stiff = cable.stiffness && rows >= 3;
+        self.soft = cable.compliance != 0.0;
+    }
+
+    /// Sets lane `l`'s attachment targets.
+    pub fn set_targets(&mut self, l: usize, attach: &[Option<Vec3>; 2]) {
+        for (slot, t) in attach.iter().enumerate() {
+            self.attach_m[slot].set_lane(l, t.is_some());
+            self.attach_t[slot].set_lane(l, t.unwrap_or(Vec3::ZERO));
+        }
+    }
+
+    /// The constants of one cable.
+    #[must_use]
+    pub fn of_cable(
+        cable: &cable_core::CableParams,
+        attach: &[Option<Vec3>; 2],
+        rows: usize,
+        params: &SolverParams,
+    ) -> Self {
+        let mut b = Self::default();
+        b.set_lane(0, cable, attach, rows, params);
+        b
+    }
+}
+
+/// What every block of a substep shares.
+#[derive(Clone, Copy, Debug)]
+pub struct Shared<'a> {
+    /// Verlet velocity factor (`SolverParams::velocity_keep`).
+    pub keep: f32,
+    /// Solver iterations.
+    pub iterations: u32,
+    /// Coulomb friction coefficient.
+    pub friction: f32,
+    /// The colliders, prepared for this substep.
+    pub colliders: &'a ColliderSet,
+    /// Which stages run.
+    pub stages: Stages,
+}
+
+impl<'a> Shared<'a> {
+    /// The shared values of `params` and `colliders`.
+    #[must_use]
+    pub fn new(params: &SolverParams, colliders: &'a ColliderSet, stages: Stages) -> Self {
+        Self {
+            keep: params.velocity_keep(),
+            iterations: params.iterations,
+            friction: params.friction,
+            colliders,
+            stages,
+        }
+    }
+}
+
+/// Runs one substep on one block: the order of the simulation, written once.
+///
+/// # Steps
+/// 1. **attachments**: attached ends are set to their targets (position
+///    and previous position), as UE's `TickComponent`;
+/// 2. **integrate**: for free particles `v = (p − p_prev)·keep;
+///    p_prev = p; p += v + h²·(gravity·gravity_scale + force)`;
+/// 3. **contacts** (only with colliders near the block): broad phase,
+///    the side each piece starts on, swept particles and swept segments
+///    against thin shapes ([`crate::contact`]);
+/// 4. `iterations` times: a Gauss-Seidel **distance** sweep over the
+///    segments in order (rigid, or XPBD with compliance), a **bending**
+///    sweep (particles i to i + 2) with `stiffness`, and a **contact**
+///    pass;
+/// 5. **friction**, then a last contact pass.
+#[inline(always)]
+pub fn substep<L: Lane, S: Store<L>>(
+    s: &mut S,
+    b: &Block<L>,
+    sh: &Shared<'_>,
+    contacts: &mut Contacts<L>,
+) {
+    if sh.stages.attach {
+        attach(s, b);
+    }
+    if sh.stages.integrate {
+        integrate(s, b, sh.keep);
+    }
+    let touching = sh.stages.collide && contacts.find(s, b, sh.colliders);
+    if !sh.stages.constraints && !touching {
+        return;
+    }
+    if b.soft {
+        s.reset_lambda();
+    }
+    for _ in 0..sh.iterations {
+        if sh.stages.constraints {
+            if b.soft {
+                sweep_soft(s, 1, b.alpha_t);
+                if b.stiff {
+                    sweep_soft(s, 2, b.alpha_t);
+                }
+            } else {
+                sweep_rigid(s);
+                if b.stiff {
+                    bend_rigid(s);
+                }
+            }
+        }
+        if touching {
+            contacts.project(s, b, sh.colliders);
+        }
+    }
+    if touching {
+        contacts.finish(s, b, sh.colliders, sh.friction);
+    }
+}
+
+/// Step 1: attached ends at their targets.
+#[inline(always)]
+pub fn attach<L: Lane, S: Store<L>>(s: &mut S, b: &Block<L>) {
+    let last = s.rows() - 1;
+    for (slot, row) in [(0, 0), (1, last)] {
+        let m = b.attach_m[slot];
+        if m.any() {
+            let t = b.attach_t[slot];
+            s.set_pos(row, V3::select(m, t, s.pos(row)));
+            s.set_prev(row, V3::select(m, t, s.prev(row)));
+        }
+    }
+}
+
+/// Step 2: Verlet integration of the free particles.
+#[inline(always)]
+pub fn integrate<L: Lane, S: Store<L>>(s: &mut S, b: &Block<L>, keep: f32) {
+    let keep = L::splat(keep);
+    for i in 0..s.rows() {
+        let f = s.free(i);
+        let cur = s.pos(i);
+        let q = s.prev(i);
+        let v = (cur - q).scale(keep);
+        s.set_pos(i, V3::select(f, cur + v + b.dacc, cur));
+        s.set_prev(i, V3::select(f, cur, q));
+    }
+}
+
+/// The classic rigid projection of |b − a| = rest (UE's
+/// `SolveDistanceConstraint`): both particles move along their difference,
+/// shared by inverse mass; skipped for a segment shorter than
+/// [`MIN_SEGMENT_LENGTH`]. `a − d·(−ka·err)` is `a + d·(ka·err)` exactly,
+/// and subtracting the `+0` of a masked lane leaves every value unchanged.
+#[inline(always)]
+pub fn project_rigid<L: Lane>(a: &mut V3<L>, b: &mut V3<L>, c: &Rigid<L>) {
+    let d = *b - *a;
+    let len = d.length();
+    let live = !len.le(L::splat(MIN_SEGMENT_LENGTH));
+    let err = (len - c.rest) / len;
+    *a = *a - d.scale(c.nka * err).keep(live & c.ma);
+    *b = *b - d.scale(c.kb * err).keep(live & c.mb);
+}
+
+/// The XPBD projection (Macklin et al. 2016) with multiplier `lambda`.
+#[inline(always)]
+pub fn project_soft<L: Lane>(
+    a: &mut V3<L>,
+    b: &mut V3<L>,
+    c: &Soft<L>,
+    alpha_t: L,
+    lambda: &mut L,
+) {
+    let d = *b - *a;
+    let len = d.length();
+    let m = !len.le(L::splat(MIN_SEGMENT_LENGTH)) & c.m;
+    let dl = ((len - c.rest).neg() - alpha_t * *lambda) / c.denom;
+    *lambda = L::select(m, *lambda + dl, *lambda);
+    let n = d.div(len);
+    *a = *a - n.scale(c.wa * dl).keep(m);
+    *b = *b - n.scale(c.nwb * dl).keep(m);
+}
+
+/// One rigid distance sweep; the moving end of each segment stays in
+/// registers for the next one.
+#[inline(always)]
+fn sweep_rigid<L: Lane, S: Store<L>>(s: &mut S) {
+    let segs = s.rows() - 1;
+    let mut a = s.pos(0);
+    for i in 0..segs {
+        let mut b = s.pos(i + 1);
+        project_rigid(&mut a, &mut b, &s.rigid(i, 1));
+        s.set_pos(i, a);
+        a = b;
+    }
+    s.set_pos(segs, a);
+}
+
+/// One rigid bending sweep (particles i and i + 2).
+#[inline(always)]
+fn bend_rigid<L: Lane, S: Store<L>>(s: &mut S) {
+    for i in 0..s.rows() - 2 {
+        let (mut a, mut b) = (s.pos(i), s.pos(i + 2));
+        project_rigid(&mut a, &mut b, &s.rigid(i, 2));
+        s.set_pos(i, a);
+        s.set_pos(i + 2, b);
+    }
+}
+
+/// One compliant sweep of the constraints between i and i + `span`.
+#[inline(always)]
+fn sweep_soft<L: Lane, S: Store<L>>(s: &mut S, span: usize, alpha_t: L) {
+    for i in 0..s.rows() - span {
+        let (mut a, mut b) = (s.pos(i), s.pos(i + span));
+        let mut l = s.lambda(span, i);
+        project_soft(&mut a, &mut b, &s.soft(i, span, alpha_t), alpha_t, &mut l);
+        s.set_lambda(span, i, l);
+        s.set_pos(i, a);
+        s.set_pos(i + span, b);
+    }
+}
+
+/// The pool's SoA columns of one cable as a one-lane [`Store`].
+impl Store<f32> for cable_core::CableMut<'_> {
+    #[inline(always)]
+    fn rows(&self) -> usize {
+        self.pos.len()
+    }
+    #[inline(always)]
+    fn pos(&self, i: usize) -> V3<f32> {
+        self.pos[i].into()
+    }
+    #[inline(always)]
+    fn set_pos(&mut self, i: usize, p: V3<f32>) {
+        self.pos[i] = p.into();
+    }
+    #[inline(always)]
+    fn prev(&self, i: usize) -> V3<f32> {
+        self.prev[i].into()
+    }
+    #[inline(always)]
+    fn set_prev(&mut self, i: usize, p: V3<f32>) {
+        self.prev[i] = p.into();
+    }
+    #[inline(always)]
+    fn w(&self, i: usize) -> f32 {
+        self.inv_mass[i]
+    }
+    #[inline(always)]
+    fn free(&self, i: usize) -> bool {
+        self.inv_mass[i] > 0.0
+    }
+    #[inline(always)]
+    fn rigid(&self, i: usize, span: usize) -> Rigid<f32> {
+        Rigid::new(
+            self.inv_mass[i],
+            self.inv_mass[i + span],
+            span_rest(self.rest, i, span),
+        )
+    }
+    #[inline(always)]
+    fn soft(&self, i: usize, span: usize, alpha_t: f32) -> Soft<f32> {
+        let rest = span_rest(self.rest, i, span);
+        Soft::new(self.inv_mass[i], self.inv_mass[i + span], rest, alpha_t)
+    }
+    #[inline(always)]
+    fn lambda(&self, span: usize, i: usize) -> f32 {
+        if span == 1 {
+            self.lambda[i]
+        } else {
+            self.lambda_bend[i]
+        }
+    }
+    #[inline(always)]
+    fn set_lambda(&mut self, span: usize, i: usize, l: f32) {
+        if span == 1 {
+            self.lambda[i] = l;
+        } else {
+            self.lambda_bend[i] = l;
+        }
+    }
+    fn reset_lambda(&mut self) {
+        self.lambda.fill(0.0);
+        self.lambda_bend.fill(0.0);
+    }
+}
+
+/// Rest length between rows `i` and `i + span`: one segment, or the sum of
+/// two (UE's and Flax's bending constraint).
+#[inline(always)]
+pub fn span_rest(rest: &[f32], i: usize, span: usize) -> f32 {
+    if span == 1 {
+        rest[i]
+    } else {
+        rest[i] + rest[i + 1]
+    }
+}
+
+/// Runs `n` substeps of one cable in the pool's columns (the `Soa`
+/// layout's work, and the scalar path of every other layout).
+pub fn advance_cable(
+    c: &mut cable_core::CableMut<'_>,
+    params: &SolverParams,
+    n: u32,
+    stages: Stages,
+) {
+    let b = Block::of_cable(c.params, c.attach, c.pos.len(), params);
+    let colliders = c.colliders;
+    let sh = Shared::new(params, colliders, stages);
+    Contacts::<f32>::with_scratch(|contacts| {
+        for _ in 0..n {
+            substep(c, &b, &sh, contacts);
+        }
+    });
+}
