@@ -16,6 +16,7 @@ fn threads(c: &mut Criterion) {
         iterations: 8,
         substeps: 1,
         frame_substeps: 1,
+        ..Workload::default()
     };
     group.throughput(Throughput::Elements(w.segment_iterations_per_substep()));
     for layout in [Layout::Soa, Layout::Lanes8] {

@@ -21,6 +21,7 @@ fn main() -> Result<(), cable::CableError> {
         iterations: 8,
         substeps: 1,
         frame_substeps: 1,
+        ..Workload::default()
     };
     println!(
         "{} cables x {} segments, {} iterations, one substep per frame",

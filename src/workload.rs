@@ -1,9 +1,11 @@
-//! The synthetic benchmark workload of `cable bench` and of the criterion
-//! benches: many equal cables hanging between two pinned ends.
+//! The synthetic benchmark workloads of `cable bench` and of the criterion
+//! benches: many equal cables hanging between two pinned ends, in free air
+//! ([`BenchScene::Free`]) or draped onto a ground plane and spheres
+//! ([`BenchScene::Contact`]).
 
 use std::time::{Duration, Instant};
 
-use cable_core::{CableDesc, CableError, ParticlePool};
+use cable_core::{CableDesc, CableError, Collider, ParticlePool};
 use cable_systems::{Layout, SolverParams, Stepper};
 use glam::Vec3;
 
@@ -17,7 +19,7 @@ use glam::Vec3;
 /// use cable::workload::Workload;
 /// use cable::systems::Layout;
 ///
-/// let w = Workload { cables: 64, segments: 16, iterations: 4, substeps: 10, frame_substeps: 1 };
+/// let w = Workload { cables: 64, segments: 16, iterations: 4, substeps: 10, ..Workload::default() };
 /// let m = w.measure(Layout::Lanes8)?;
 /// assert_eq!(m.segment_iterations, 64 * 16 * 4 * 10);
 /// assert!(m.seconds > 0.0);
@@ -37,6 +39,42 @@ pub struct Workload {
     /// one substep a frame; more lets a layout keep a cable hot in cache
     /// across the substeps of a frame.
     pub frame_substeps: u32,
+    /// Where the cables hang.
+    pub scene: BenchScene,
+}
+
+/// The scene of a [`Workload`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum BenchScene {
+    /// Cables on a grid 0.5 m apart, in free air: the solver alone.
+    #[default]
+    Free,
+    /// Cables side by side 0.5 m apart, pinned 10 m apart at height 0 with
+    /// 12 m of rope, so each drapes onto a ground plane at y = −2 m; 20
+    /// spheres of radius 0.6 m sit under them along the row; friction 0.3.
+    Contact,
+}
+
+impl BenchScene {
+    /// The name used by `cable bench --scene`: `free` or `contact`.
+    #[must_use]
+    pub fn name(self) -> &'static str {
+        match self {
+            BenchScene::Free => "free",
+            BenchScene::Contact => "contact",
+        }
+    }
+}
+
+impl std::str::FromStr for BenchScene {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s {
+            "free" => Ok(BenchScene::Free),
+            "contact" => Ok(BenchScene::Contact),
+            _ => Err(format!("unknown scene `{s}`; available: free, contact")),
+        }
+    }
 }
 
 impl Default for Workload {
@@ -50,6 +88,7 @@ impl Default for Workload {
             iterations: 8,
             substeps: 120,
             frame_substeps: 1,
+            scene: BenchScene::Free,
         }
     }
 }
@@ -88,17 +127,38 @@ impl Workload {
         SolverParams {
             iterations: self.iterations,
             max_substeps: self.frame_substeps.max(1),
+            friction: match self.scene {
+                BenchScene::Free => 0.0,
+                BenchScene::Contact => 0.3,
+            },
             ..SolverParams::default()
         }
     }
 
-    /// Builds the pool: cables on a grid, 0.5 m apart.
+    /// Builds the pool: cables on a grid 0.5 m apart, or the contact scene
+    /// (see [`BenchScene`]).
     ///
     /// # Errors
     /// A count out of range (segments, iterations, particle budget).
     pub fn build(&self) -> Result<ParticlePool, CableError> {
         self.params().validate()?;
         let mut pool = ParticlePool::with_budget(crate::scene::SCENE_PARTICLE_BUDGET);
+        if self.scene == BenchScene::Contact {
+            let width = self.cables as f32 * 0.5;
+            for k in 0..self.cables {
+                let start = Vec3::new(0.0, 0.0, k as f32 * 0.5);
+                let desc = CableDesc::line(start, start + Vec3::X * 10.0, 12.0, self.segments)?;
+                pool.add_cable(&desc)?;
+            }
+            pool.colliders_mut().add(Collider::plane(Vec3::Y, -2.0)?);
+            for k in 0..20 {
+                let z = (k as f32 + 0.5) / 20.0 * width;
+                let x = 3.0 + (k % 3) as f32 * 2.0;
+                pool.colliders_mut()
+                    .add(Collider::sphere(Vec3::new(x, -1.6, z), 0.6)?);
+            }
+            return Ok(pool);
+        }
         let side = (self.cables as f64).sqrt().ceil().max(1.0) as usize;
         for k in 0..self.cables {
             let (y, z) = ((k / side) as f32 * 0.5, (k % side) as f32 * 0.5);

@@ -28,6 +28,7 @@ pub fn bench_stages(c: &mut Criterion, name: &str, stages: Stages) {
             iterations: 8,
             substeps: 1,
             frame_substeps: 1,
+            ..Workload::default()
         };
         group.throughput(Throughput::Elements(w.segment_iterations_per_substep()));
         for layout in Layout::ALL {

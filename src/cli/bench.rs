@@ -1,8 +1,9 @@
 //! `cable bench`: measure the solver on a synthetic workload, one layout or
 //! all of them in one run (with ratios), as a table and optionally JSON.
 
-use cable::workload::{Measurement, Workload};
+use cable::workload::{BenchScene, Measurement, Workload};
 use cable_systems::Layout;
+use cable_systems::simd::Simd;
 
 use super::{BenchArgs, CliError, thread_pool};
 
@@ -13,8 +14,33 @@ const MAX_PARTICLES: usize = cable::scene::SCENE_PARTICLE_BUDGET;
 pub fn bench(a: &BenchArgs) -> Result<(), CliError> {
     let d = Workload::default();
     let substeps = a.substeps.unwrap_or(d.substeps);
+    let scene = match &a.scene {
+        Some(name) => name
+            .parse::<BenchScene>()
+            .map_err(|e| CliError::Usage(format!("--scene: {e}")))?,
+        None => BenchScene::Free,
+    };
+    let simd = match a.simd.as_deref() {
+        None | Some("auto") => None,
+        Some("baseline") => Some(Simd::Baseline),
+        Some("avx2") => Some(Simd::Avx2),
+        Some(other) => {
+            return Err(CliError::Usage(format!(
+                "--simd: unknown path `{other}`; available: auto, baseline, avx2"
+            )));
+        }
+    };
+    if simd == Some(Simd::Avx2) && cable_systems::simd::detected() != Simd::Avx2 {
+        return Err(CliError::Usage("--simd: this CPU has no AVX2".to_owned()));
+    }
+    cable_systems::simd::force(simd);
+    let default_cables = match scene {
+        BenchScene::Free => d.cables,
+        BenchScene::Contact => 2_000,
+    };
     let w = Workload {
-        cables: a.cables.unwrap_or(d.cables),
+        scene,
+        cables: a.cables.unwrap_or(default_cables),
         segments: a.segments.unwrap_or(d.segments),
         iterations: a.iterations.unwrap_or(d.iterations),
         substeps,
@@ -112,8 +138,14 @@ fn check(w: &Workload) -> Result<(), CliError> {
 
 fn print_table(w: &Workload, threads: usize, repeat: u32, results: &[Measurement]) {
     println!(
-        "{} cables x {} segments, {} iterations, {} substeps ({} per frame), {threads} threads, best of {repeat}",
-        w.cables, w.segments, w.iterations, w.substeps, w.frame_substeps
+        "scene {}: {} cables x {} segments, {} iterations, {} substeps ({} per frame), {threads} threads, simd {}, best of {repeat}",
+        w.scene.name(),
+        w.cables,
+        w.segments,
+        w.iterations,
+        w.substeps,
+        w.frame_substeps,
+        cable_systems::simd::active().name()
     );
     let base = results
         .iter()
@@ -172,6 +204,8 @@ fn json(w: &Workload, threads: usize, results: &[Measurement]) -> serde_json::Va
         "iterations": w.iterations,
         "substeps": w.substeps,
         "frame_substeps": w.frame_substeps,
+        "scene": w.scene.name(),
+        "simd": cable_systems::simd::active().name(),
         "results": results.iter().map(entry).collect::<Vec<_>>(),
     });
     if let Some(m) = best {

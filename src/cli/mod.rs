@@ -165,6 +165,15 @@ pub struct BenchArgs {
     /// Write a bar chart of the results as SVG to FILE.
     #[arg(long, value_name = "FILE")]
     pub svg: Option<PathBuf>,
+    /// Workload: `free` (cables in free air, the default) or `contact`
+    /// (2,000 cables draped onto a ground plane and 20 spheres unless
+    /// --cables says otherwise, friction 0.3).
+    #[arg(long, value_name = "NAME")]
+    pub scene: Option<String>,
+    /// SIMD path of the wide kernel: `auto` (the best the CPU has, the
+    /// default), `baseline` or `avx2`. Results are identical; speed differs.
+    #[arg(long, value_name = "PATH")]
+    pub simd: Option<String>,
 }
 
 /// Entry point: parse, dispatch, map errors to exit codes.
