@@ -59,6 +59,10 @@ pub struct Contacts<L: Lane> {
     cands: Vec<u32>,
     /// Per candidate: the lanes for which it is a candidate.
     cand_m: Vec<L::M>,
+    /// Per candidate: the rows `lo..hi` whose start and predicted
+    /// positions, grown by the margin, reach it in some lane (the row-level
+    /// broad phase: a draped cable's rows far from the ground skip it).
+    span: Vec<(usize, usize)>,
     /// Total push-out of each particle this substep, metres.
     push: Vec<V3<L>>,
     /// Index of the last collider that pushed each particle, or `NONE`.
@@ -141,6 +145,16 @@ fn overlap<L: Lane>(z: &Bounds<L>, o: &Bounds<L>) -> L::M {
         & o.min.z.le(z.max.z)
 }
 
+/// The segments next to rows `lo..hi` of a cable of `n` rows: every
+/// segment with an end in the range.
+#[inline(always)]
+fn seg_span(lo: usize, hi: usize, n: usize) -> (usize, usize) {
+    if lo >= hi {
+        return (0, 0);
+    }
+    (lo.saturating_sub(1), hi.min(n - 1))
+}
+
 /// How far the collider's material point now at `p` moved during the last
 /// substep (zero for a collider at rest).
 #[inline(always)]
@@ -190,6 +204,7 @@ impl<L: Lane> Contacts<L> {
     /// Broad phase and continuous collision for one block, right after it
     /// was integrated (positions predicted, previous positions the start of
     /// the substep). Returns true when some collider is a candidate.
+    #[inline(always)]
     pub fn find<S: Store<L>>(&mut self, st: &mut S, b: &Block<L>, set: &ColliderSet) -> bool {
         self.cands.clear();
         self.cand_m.clear();
@@ -240,6 +255,7 @@ impl<L: Lane> Contacts<L> {
         if kept == 0 {
             return false;
         }
+        self.find_spans(st, world, margin);
         self.push.clear();
         self.push.resize(n, V3::zero());
         self.touch.clear();
@@ -250,8 +266,39 @@ impl<L: Lane> Contacts<L> {
         true
     }
 
+    /// The row-level broad phase: for each candidate, the rows of the
+    /// first and last segments whose motion this substep, grown by
+    /// `margin`, reaches it in a lane for which it is a candidate.
+    #[inline(always)]
+    fn find_spans<S: Store<L>>(&mut self, st: &S, world: &[WorldCollider], margin: L) {
+        let n = st.rows();
+        self.span.clear();
+        for (ci, &k) in self.cands.iter().enumerate() {
+            let col = &world[k as usize];
+            let cm = self.cand_m[ci];
+            // Segment i (rows i and i + 1) over the substep: a thin shape
+            // can touch a segment's middle far from both its ends.
+            let reach = |i: usize| {
+                let j = (i + 1).min(n - 1);
+                let b = Bounds::of(st.pos(i), st.prev(i))
+                    .with(st.pos(j))
+                    .with(st.prev(j));
+                let m = match col.shape {
+                    WorldShape::Plane { normal, offset } => plane_near(normal, offset, &b, margin),
+                    _ => b.expand(margin).overlaps(&col.aabb),
+                };
+                (m & cm).any()
+            };
+            let segs = n - 1;
+            let lo = (0..segs).find(|&i| reach(i)).unwrap_or(n);
+            let hi = (lo..segs).rev().find(|&i| reach(i)).map_or(lo, |i| i + 2);
+            self.span.push((lo, hi));
+        }
+    }
+
     /// Records on which side of each candidate every particle and segment
     /// starts the substep (its outward normal there).
+    #[inline(always)]
     fn remember_sides<S: Store<L>>(&mut self, st: &S, world: &[WorldCollider], margin: L) {
         let n = st.rows();
         let zero = s::<L>(0.0);
@@ -265,7 +312,9 @@ impl<L: Lane> Contacts<L> {
             let cm = self.cand_m[ci];
             let zone = grown(&col.aabb, margin);
             let side = &mut self.side[2 * n * ci..2 * n * (ci + 1)];
-            for (i, sd) in side[..n].iter_mut().enumerate() {
+            let (lo, hi) = self.span[ci];
+            let (slo, shi) = seg_span(lo, hi, n);
+            for (i, sd) in side[..n].iter_mut().enumerate().take(hi).skip(lo) {
                 let p = st.prev(i);
                 let m = cm & contains(&zone, p);
                 if m.any() {
@@ -273,7 +322,7 @@ impl<L: Lane> Contacts<L> {
                     *sd = nrm.keep(m & zero.lt(phi));
                 }
             }
-            for i in 0..n - 1 {
+            for i in slo..shi {
                 let (a, bq) = (st.prev(i), st.prev(i + 1));
                 let m = cm & overlap(&zone, &Bounds::of(a, bq));
                 if m.any() {
@@ -285,6 +334,7 @@ impl<L: Lane> Contacts<L> {
     }
 
     /// Continuous collision of every free particle's motion this substep.
+    #[inline(always)]
     fn sweep<S: Store<L>>(&mut self, st: &mut S, b: &Block<L>, world: &[WorldCollider]) {
         let r = b.radius;
         let one = s::<L>(1.0);
@@ -301,6 +351,10 @@ impl<L: Lane> Contacts<L> {
             let mut best_k = s::<L>(NONE);
             let mut hit = L::M::splat(false);
             for (ci, &k) in self.cands.iter().enumerate() {
+                let (lo, hi) = self.span[ci];
+                if i < lo || i >= hi {
+                    continue;
+                }
                 let col = &world[k as usize];
                 let m = active & self.cand_m[ci] & path.overlaps(&col.aabb);
                 if m.none() {
@@ -341,6 +395,7 @@ impl<L: Lane> Contacts<L> {
     /// configurations (linear in time, spaced so that it cannot skip the
     /// shape); at the first one in contact both particles are put there,
     /// keeping their motion along the surface.
+    #[inline(always)]
     fn sweep_segments<S: Store<L>>(&mut self, st: &mut S, b: &Block<L>, world: &[WorldCollider]) {
         let r = b.radius;
         let (zero, one) = (s::<L>(0.0), s::<L>(1.0));
@@ -355,7 +410,9 @@ impl<L: Lane> Contacts<L> {
             };
             let step = s::<L>(0.5 * thickness) + r;
             let kf = s::<L>(k as f32);
-            for i in 0..st.rows() - 1 {
+            let (lo, hi) = self.span[ci];
+            let (slo, shi) = seg_span(lo, hi, st.rows());
+            for i in slo..shi {
                 let (wa, wb) = (st.w(i), st.w(i + 1));
                 let (a0, b0) = (st.prev(i), st.prev(i + 1));
                 let (pa, pb) = (st.pos(i), st.pos(i + 1));
@@ -413,6 +470,7 @@ impl<L: Lane> Contacts<L> {
 
     /// One contact pass, run after every constraint sweep: pushes particles
     /// and segments out of the candidate colliders to the cable radius.
+    #[inline(always)]
     pub fn project<S: Store<L>>(&mut self, st: &mut S, b: &Block<L>, set: &ColliderSet) {
         let world = set.prepared();
         let r = b.radius;
@@ -425,9 +483,14 @@ impl<L: Lane> Contacts<L> {
             let zone = grown(&col.aabb, r);
             let side = &self.side[2 * n * ci..2 * n * (ci + 1)];
             let plane = matches!(col.shape, WorldShape::Plane { .. });
-            for i in 0..n {
+            let (lo, hi) = self.span[ci];
+            for i in lo..hi {
                 let p = st.pos(i);
-                let m = cm & st.free(i) & contains(&zone, p);
+                let m = if plane {
+                    cm & st.free(i)
+                } else {
+                    cm & st.free(i) & contains(&zone, p)
+                };
                 if m.none() {
                     continue;
                 }
@@ -449,7 +512,8 @@ impl<L: Lane> Contacts<L> {
                 // A segment whose ends are outside a half-space is outside.
                 continue;
             }
-            for i in 0..n - 1 {
+            let (slo, shi) = seg_span(lo, hi, n);
+            for i in slo..shi {
                 let (wa, wb) = (st.w(i), st.w(i + 1));
                 let (a, bq) = (st.pos(i), st.pos(i + 1));
                 let m = cm & zero.lt(wa + wb) & overlap(&zone, &Bounds::of(a, bq));
@@ -482,6 +546,7 @@ impl<L: Lane> Contacts<L> {
 
     /// Friction after the iterations, then one more contact pass (sliding
     /// along a curved surface or past an edge can dip into it).
+    #[inline(always)]
     pub fn finish<S: Store<L>>(&mut self, st: &mut S, b: &Block<L>, set: &ColliderSet, mu: f32) {
         if mu > 0.0 {
             self.friction(st, set.prepared(), mu);
@@ -490,6 +555,7 @@ impl<L: Lane> Contacts<L> {
     }
 
     /// Position-based Coulomb friction with coefficient `mu`.
+    #[inline(always)]
     fn friction<S: Store<L>>(&mut self, st: &mut S, world: &[WorldCollider], mu: f32) {
         let zero = s::<L>(0.0);
         for i in 0..st.rows() {

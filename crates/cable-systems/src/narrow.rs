@@ -64,14 +64,18 @@ fn perpendicular<L: Lane>(d: V3<L>) -> V3<L> {
 /// Signed distance and outward normal of a point `p` from a ball of
 /// `radius` around `c`; `fallback` is the normal when `p` sits on `c`.
 #[inline(always)]
-fn ball<L: Lane>(p: V3<L>, c: V3<L>, radius: L, fallback: V3<L>) -> (L, V3<L>) {
+fn ball<L: Lane>(p: V3<L>, c: V3<L>, radius: L, fallback: impl FnOnce() -> V3<L>) -> (L, V3<L>) {
     let d = p - c;
     let l = d.length();
     let ok = s::<L>(1.0e-12).lt(l);
-    (
-        L::select(ok, l - radius, radius.neg()),
-        V3::select(ok, d.div(l), fallback),
-    )
+    let n = d.div(l);
+    // The fallback only matters (and is only computed) for a lane on the centre.
+    let n = if ok.all() {
+        n
+    } else {
+        V3::select(ok, n, fallback())
+    };
+    (L::select(ok, l - radius, radius.neg()), n)
 }
 
 /// Signed distance from the surface of `shape` to `p` and the outward
@@ -79,11 +83,11 @@ fn ball<L: Lane>(p: V3<L>, c: V3<L>, radius: L, fallback: V3<L>) -> (L, V3<L>) {
 #[inline(always)]
 pub fn point_contact_l<L: Lane>(shape: &WorldShape, p: V3<L>) -> (L, V3<L>) {
     match *shape {
-        WorldShape::Sphere { center, radius } => ball(p, v(center), s(radius), v(Vec3::Y)),
+        WorldShape::Sphere { center, radius } => ball(p, v(center), s(radius), || v(Vec3::Y)),
         WorldShape::Capsule { a, b, radius } => {
             let (a, d) = (v::<L>(a), v::<L>(b - a));
             let q = a + d.scale(closest_param(a, d, p));
-            ball(p, q, s(radius), perpendicular(d))
+            ball(p, q, s(radius), || perpendicular(d))
         }
         WorldShape::Plane { normal, offset } => (v::<L>(normal).dot(p) - s(offset), v(normal)),
         WorldShape::Cuboid {
@@ -125,7 +129,7 @@ pub fn segment_contact_l<L: Lane>(shape: &WorldShape, a: V3<L>, b: V3<L>) -> (L,
         WorldShape::Sphere { center, radius } => {
             let c = v::<L>(center);
             let t = closest_param(a, d, c);
-            let (phi, n) = ball(a + d.scale(t), c, s(radius), perpendicular(d));
+            let (phi, n) = ball(a + d.scale(t), c, s(radius), || perpendicular(d));
             (t, phi, n)
         }
         WorldShape::Capsule {
@@ -135,12 +139,9 @@ pub fn segment_contact_l<L: Lane>(shape: &WorldShape, a: V3<L>, b: V3<L>) -> (L,
         } => {
             let (q0, qd) = (v::<L>(ca), v::<L>(cb - ca));
             let (t, u) = segment_segment(a, d, q0, qd);
-            let (phi, n) = ball(
-                a + d.scale(t),
-                q0 + qd.scale(u),
-                s(radius),
-                perpendicular(d),
-            );
+            let (phi, n) = ball(a + d.scale(t), q0 + qd.scale(u), s(radius), || {
+                perpendicular(d)
+            });
             (t, phi, n)
         }
         WorldShape::Plane { normal, offset } => {
@@ -383,7 +384,7 @@ pub fn sweep_point_l<L: Lane>(shape: &WorldShape, from: V3<L>, to: V3<L>, radius
         WorldShape::Plane { .. } => (L::M::splat(false), zero),
         WorldShape::Sphere { center, radius: r } => {
             let c = v::<L>(center);
-            let (phi, _) = ball(from, c, s(r), v(Vec3::Y));
+            let (phi, _) = ball(from, c, s(r), || v(Vec3::Y));
             let (hit, t) = ray_ball(from, d, c, s::<L>(r) + radius.min(phi) * shrink);
             (hit & zero.lt(phi), t)
         }
@@ -393,7 +394,7 @@ pub fn sweep_point_l<L: Lane>(shape: &WorldShape, from: V3<L>, to: V3<L>, radius
                 from,
                 av + ax.scale(closest_param(av, ax, from)),
                 s(r),
-                v(Vec3::Y),
+                || v(Vec3::Y),
             );
             let (hit, t) = ray_capsule(from, d, av, v(b), s::<L>(r) + radius.min(phi) * shrink);
             (hit & zero.lt(phi), t)

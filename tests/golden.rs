@@ -1,0 +1,152 @@
+//! Golden hashes: the exact results of a few feature scenes, stored, so
+//! that any change of the solver's results is deliberate.
+//!
+//! Every layout and every SIMD path must give the stored hash. When a change
+//! of results is intended (a new constraint order, a fixed bug), re-mint:
+//!
+//! ```text
+//! GOLDEN_MINT=1 cargo test --test golden -- --nocapture
+//! ```
+//!
+//! and paste the printed table over `GOLDEN` below, saying in the commit
+//! message why the results changed.
+
+use cable::core::{CableDesc, Collider, End, ParticlePool};
+use cable::systems::simd::{self, Simd};
+use cable::systems::{Layout, SolverParams, Stepper};
+use glam::{Quat, Vec3};
+
+/// (scene, FNV-1a hash of every position's bits after the run).
+const GOLDEN: [(&str, u64); 5] = [
+    ("classic", 0x43d8c7d74364b342),
+    ("compliance", 0x1da7524b19cb35e1),
+    ("bending", 0x314a99c39fd15ec9),
+    ("colliders_friction", 0xb91855d9e9b7401c),
+    ("moving_attachments", 0x6deb743695e7ff11),
+];
+
+fn fnv(pool: &mut ParticlePool) -> u64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for p in pool.all_positions() {
+        for v in p.to_array() {
+            for b in v.to_bits().to_le_bytes() {
+                h ^= u64::from(b);
+                h = h.wrapping_mul(0x0100_0000_01b3);
+            }
+        }
+    }
+    h
+}
+
+/// Twelve cables of one shape (so lane groups form) plus three odd ones.
+fn cables(pool: &mut ParticlePool, f: impl Fn(&mut CableDesc, usize)) {
+    for k in 0..15 {
+        let segs = if k < 12 { 16 } else { 5 + k as u32 };
+        let z = k as f32 * 0.7;
+        let mut d = CableDesc::line(
+            Vec3::new(0.0, 2.0, z),
+            Vec3::new(4.0, 1.0 + 0.1 * k as f32, z),
+            5.0,
+            segs,
+        )
+        .expect("valid");
+        f(&mut d, k);
+        pool.add_cable(&d).expect("fits");
+    }
+}
+
+fn scene(name: &str) -> (ParticlePool, SolverParams) {
+    let mut pool = ParticlePool::new();
+    let mut params = SolverParams::default();
+    match name {
+        "classic" => cables(&mut pool, |_, _| {}),
+        "compliance" => {
+            params.damping = 0.5;
+            cables(&mut pool, |d, k| {
+                d.params.compliance = 1.0e-3 * (1 + k % 3) as f32;
+                d.params.force = Vec3::new(1.0, 0.0, 0.5);
+            });
+        }
+        "bending" => cables(&mut pool, |d, k| {
+            d.params.stiffness = true;
+            d.attach_end = k % 2 == 0;
+        }),
+        "colliders_friction" => {
+            params.friction = 0.3;
+            cables(&mut pool, |d, _| d.attach_end = false);
+            let set = pool.colliders_mut();
+            set.add(Collider::plane(Vec3::Y, -2.0).expect("valid"));
+            set.add(Collider::sphere(Vec3::new(2.0, 0.0, 3.0), 0.8).expect("valid"));
+            set.add(
+                Collider::capsule(Vec3::new(1.0, -0.5, 0.0), Vec3::new(1.0, -0.5, 9.0), 0.1)
+                    .expect("valid"),
+            );
+            set.add(
+                Collider::cuboid(
+                    Vec3::new(3.0, -1.0, 6.0),
+                    Vec3::new(0.5, 0.02, 2.0),
+                    Quat::from_rotation_y(0.4),
+                )
+                .expect("valid"),
+            );
+        }
+        "moving_attachments" => cables(&mut pool, |_, _| {}),
+        _ => unreachable!("a scene of GOLDEN"),
+    }
+    (pool, params)
+}
+
+fn run(name: &str, layout: Layout) -> u64 {
+    let (mut pool, params) = scene(name);
+    let handles: Vec<_> = pool.handles().collect();
+    let mut st = Stepper::with_layout(params, layout).expect("valid");
+    for frame in 0..90 {
+        if name == "moving_attachments" {
+            let t = frame as f32 / 60.0;
+            for (k, &h) in handles.iter().enumerate() {
+                let target = Vec3::new(t.sin(), 2.0 + 0.5 * t, k as f32 * 0.7);
+                pool.set_attachment(h, End::Start, Some(target))
+                    .expect("live");
+            }
+        }
+        st.advance(&mut pool, 1.0 / 60.0).expect("valid dt");
+    }
+    assert!(pool.all_finite(), "{name}: non-finite state");
+    fnv(&mut pool)
+}
+
+#[test]
+fn feature_scenes_match_their_golden_hashes_on_every_layout_and_simd_path() {
+    let mint = std::env::var_os("GOLDEN_MINT").is_some();
+    let mut paths = vec![Simd::Baseline];
+    if simd::detected() == Simd::Avx2 {
+        paths.push(Simd::Avx2);
+    }
+    for (name, want) in GOLDEN {
+        let mut got = Vec::new();
+        for layout in Layout::ALL {
+            for &path in &paths {
+                simd::force(Some(path));
+                got.push((layout, path, run(name, layout)));
+            }
+        }
+        simd::force(None);
+        let first = got[0].2;
+        for &(layout, path, h) in &got {
+            assert_eq!(
+                h, first,
+                "{name}: {layout}/{path:?} differs from {}/{:?}: layouts and SIMD paths must agree bit for bit",
+                got[0].0, got[0].1
+            );
+        }
+        if mint {
+            println!("    (\"{name}\", {first:#x}),");
+        } else {
+            assert_eq!(
+                first, want,
+                "{name}: results changed ({first:#x}, stored {want:#x}). If deliberate, re-mint with \
+                 `GOLDEN_MINT=1 cargo test --test golden -- --nocapture` and paste the table into tests/golden.rs"
+            );
+        }
+    }
+}
