@@ -589,28 +589,26 @@ fn sync_colliders(
 ) {
     let sim = &mut *sim;
     let set = sim.pool.colliders_mut();
+    // Gone: the entity was despawned or lost its `CableCollider`.
     sim.colliders.retain(|entity, handle| {
-        let alive = colliders
-            .get(*entity)
-            .is_ok_and(|(_, _, body, _)| body.is_none_or(|b| b.handle == *handle));
+        let alive = colliders.contains(*entity);
         if !alive {
             let _ = set.remove(*handle);
         }
         alive
     });
     for (entity, collider, body, transform) in &colliders {
-        let handle = match body {
-            Some(b) if sim.colliders.get(&entity) == Some(&b.handle) => b.handle,
-            _ => match sim.colliders.get(&entity) {
-                Some(h) => *h,
-                None => {
-                    let handle = set.add(collider.0);
-                    sim.colliders.insert(entity, handle);
-                    commands.entity(entity).insert(CableColliderBody { handle });
-                    handle
-                }
-            },
+        let handle = match sim.colliders.get(&entity) {
+            Some(h) => *h,
+            None => {
+                let handle = set.add(collider.0);
+                sim.colliders.insert(entity, handle);
+                handle
+            }
         };
+        if body.is_none_or(|b| b.handle != handle) {
+            commands.entity(entity).insert(CableColliderBody { handle });
+        }
         if let Some(t) = transform {
             let (_, rotation, translation) = t.to_scale_rotation_translation();
             // A pose out of range (a NaN transform) keeps the last good one.

@@ -159,10 +159,13 @@ fn despawning_a_target_frees_the_end_and_despawning_the_cable_frees_the_pool() {
 fn a_collider_entity_holds_a_cable_up_and_a_bad_cable_is_rejected() {
     let mut app = app();
     // A ball under the middle of a loosely hanging cable.
-    app.world_mut().spawn((
-        CableCollider::sphere(0.5).expect("valid"),
-        Transform::from_xyz(2.0, -1.0, 0.0),
-    ));
+    let ball = app
+        .world_mut()
+        .spawn((
+            CableCollider::sphere(0.5).expect("valid"),
+            Transform::from_xyz(2.0, -1.0, 0.0),
+        ))
+        .id();
     let rope = app
         .world_mut()
         .spawn(Cable::line(Vec3::ZERO, Vec3::new(4.0, 0.0, 0.0), 6.0, 32).expect("valid"))
@@ -190,6 +193,27 @@ fn a_collider_entity_holds_a_cable_up_and_a_bad_cable_is_rejected() {
     assert!(particles(&app, rope)[16].y > -0.6);
     assert!(app.world().get::<CableRejected>(bad).is_some());
     assert!(app.world().get::<CableBody>(bad).is_none());
+    // Despawning the ball removes its collider: the cable drops.
+    assert_eq!(
+        app.world()
+            .resource::<CableSimulation>()
+            .pool()
+            .colliders()
+            .len(),
+        1
+    );
+    app.world_mut().despawn(ball);
+    for _ in 0..60 {
+        app.update();
+    }
+    assert!(
+        app.world()
+            .resource::<CableSimulation>()
+            .pool()
+            .colliders()
+            .is_empty()
+    );
+    assert!(particles(&app, rope)[16].y < -1.0);
 }
 
 #[test]
