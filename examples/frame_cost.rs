@@ -25,7 +25,8 @@ use cable::{CableDesc, ParticlePool, SolverParams, Stepper};
 use glam::Vec3;
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let (mut cables, mut frames, mut layout, mut edit) = (2000usize, 60u32, Layout::default(), false);
+    let (mut cables, mut frames, mut layout, mut edit) =
+        (2000usize, 60u32, Layout::default(), false);
     let mut numbers = 0;
     let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
@@ -82,7 +83,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     };
     println!(
         "{build} build, layout {layout}{}: {cables} cables x 32 segments, 8 iterations, one substep a frame: {ms:.2} ms per frame (mean of {frames})",
-        if edit { ", one cable edited every frame" } else { "" }
+        if edit {
+            ", one cable edited every frame"
+        } else {
+            ""
+        }
     );
     Ok(())
 }

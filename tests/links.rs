@@ -69,7 +69,14 @@ fn link_targets(text: &str) -> Vec<(usize, String)> {
 /// Repository paths named in code spans: `` `examples/quickstart.rs` ``.
 fn code_span_paths(text: &str) -> Vec<(usize, String)> {
     const TOP: [&str; 8] = [
-        "benches/", "crates/", "docs/", "examples/", "scripts/", "src/", "tests/", ".ci/",
+        "benches/",
+        "crates/",
+        "docs/",
+        "examples/",
+        "scripts/",
+        "src/",
+        "tests/",
+        ".ci/",
     ];
     let mut out = Vec::new();
     for (n, line) in prose_lines(text) {
@@ -98,7 +105,11 @@ fn broken_links(page: &Path, text: &str) -> Vec<String> {
     let dir = page.parent().unwrap_or(Path::new("."));
     let root = root();
     let mut broken = Vec::new();
-    let name = page.strip_prefix(&root).unwrap_or(page).display().to_string();
+    let name = page
+        .strip_prefix(&root)
+        .unwrap_or(page)
+        .display()
+        .to_string();
     for (n, target) in link_targets(text) {
         if is_external(&target) {
             continue;
@@ -110,14 +121,18 @@ fn broken_links(page: &Path, text: &str) -> Vec<String> {
         }
         let path = normalise(&dir.join(file));
         if !path.starts_with(&root) {
-            broken.push(format!("{name}:{n}: `{target}` leads outside the repository"));
+            broken.push(format!(
+                "{name}:{n}: `{target}` leads outside the repository"
+            ));
         } else if !path.exists() {
             broken.push(format!("{name}:{n}: `{target}` does not exist"));
         }
     }
     for (n, span) in code_span_paths(text) {
         if !root.join(&span).exists() {
-            broken.push(format!("{name}:{n}: `{span}` is not a file of the repository"));
+            broken.push(format!(
+                "{name}:{n}: `{span}` is not a file of the repository"
+            ));
         }
     }
     broken
@@ -164,7 +179,10 @@ fn the_docs_do_not_send_readers_outside_the_repository() {
 fn the_readme_links_the_scene_format_page() {
     let text = std::fs::read_to_string(root().join("README.md")).expect("README is readable");
     let targets: Vec<String> = link_targets(&text).into_iter().map(|(_, t)| t).collect();
-    assert!(targets.iter().any(|t| t == "docs/scene-format.md"), "{targets:?}");
+    assert!(
+        targets.iter().any(|t| t == "docs/scene-format.md"),
+        "{targets:?}"
+    );
 }
 
 #[test]

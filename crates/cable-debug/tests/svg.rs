@@ -407,7 +407,11 @@ fn the_default_strain_scale_is_fixed_so_a_small_strain_stays_nearly_grey() {
     // (150) to red (200); normalised to the largest strain it is full red.
     let fixed = segment_strokes(&render_svg(&stretched(0.01), &strain).unwrap());
     assert!((155..=165).contains(&red(&fixed[1])), "{fixed:?}");
-    assert!(render_svg(&stretched(0.01), &strain).unwrap().contains("+5.00 %"));
+    assert!(
+        render_svg(&stretched(0.01), &strain)
+            .unwrap()
+            .contains("+5.00 %")
+    );
     let largest = SvgOptions {
         strain_scale: StrainScale::Largest,
         ..strain.clone()
@@ -424,7 +428,10 @@ fn the_default_strain_scale_is_fixed_so_a_small_strain_stays_nearly_grey() {
             ..strain.clone()
         };
         assert!(
-            matches!(render_svg(&stretched(0.01), &opts), Err(RenderError::Option { .. })),
+            matches!(
+                render_svg(&stretched(0.01), &opts),
+                Err(RenderError::Option { .. })
+            ),
             "{bad}"
         );
     }
@@ -452,7 +459,7 @@ fn a_still_of_the_recording_is_its_final_frame_and_the_animation_falls_back_to_i
             .find(|n| n.has_tag_name("animate"))
             .and_then(|a| a.attribute("values"))
             .unwrap();
-        assert_eq!(node.attribute("d"), values.split(';').last());
+        assert_eq!(node.attribute("d"), values.split(';').next_back());
         assert_ne!(node.attribute("d"), values.split(';').next());
     }
     assert!(matches!(
