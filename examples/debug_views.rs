@@ -1,5 +1,8 @@
 //! Prints a sagging cable and a swinging chain in the terminal (braille and
-//! plain ASCII) and writes an animated SVG of the run to `debug_views.svg`.
+//! plain ASCII) and writes two SVGs of the run into the system's temporary
+//! directory (never into the checkout): an animation
+//! (`cable-debug_views-animated.svg`, plays in a browser) and a still of the
+//! final frame coloured by strain (`cable-debug_views-still.svg`, any viewer).
 //!
 //! Run with `cargo run --example debug_views`.
 
@@ -45,7 +48,20 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         };
         println!("{}", render_frame_ascii(&frame, &opts)?);
     }
-    std::fs::write("debug_views.svg", recorder.to_svg(&SvgOptions::default())?)?;
-    println!("wrote debug_views.svg ({} frames)", recorder.frames().len());
+    let dir = std::env::temp_dir();
+    let animated = dir.join("cable-debug_views-animated.svg");
+    std::fs::write(&animated, recorder.to_svg(&SvgOptions::default())?)?;
+    let still = dir.join("cable-debug_views-still.svg");
+    let strain = SvgOptions {
+        strain: true,
+        ..SvgOptions::default()
+    };
+    std::fs::write(&still, recorder.still_svg(&strain)?)?;
+    println!(
+        "wrote {} ({} frames) and {}",
+        animated.display(),
+        recorder.frames().len(),
+        still.display()
+    );
     Ok(())
 }

@@ -1,5 +1,5 @@
 //! The `cable` command line: `run`, `demo` and `bench`
-//! (see `shared/spec/cli-and-scene.md`).
+//! (see `docs/scene-format.md`).
 #![warn(clippy::unwrap_used)]
 #![cfg_attr(test, allow(clippy::unwrap_used))]
 

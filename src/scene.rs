@@ -1,4 +1,4 @@
-//! The scene file: JSON parsing and validation (`shared/spec/cli-and-scene.md`).
+//! The scene file: JSON parsing and validation (`docs/scene-format.md`).
 //!
 //! Every error names its place in the file, as `scene.cables[1].segments`
 //! for a bad value or `scene line 7 column 12` for bad JSON, and the reason.

@@ -1,4 +1,4 @@
-//! The `cable` command line against its contract (shared/spec/cli-and-scene.md):
+//! The `cable` command line against its contract (docs/scene-format.md):
 //! exit codes, one-line errors naming the place, the `--out` JSON.
 
 mod common;

@@ -57,7 +57,7 @@ impl End {
 /// Physical and render parameters of one cable.
 ///
 /// Units are SI: metres, seconds, metres per second squared. Every field has
-/// the default of the scene format (see `shared/spec/cli-and-scene.md`).
+/// the default of the scene format (see `docs/scene-format.md`).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct CableParams {
     /// Multiplies the world gravity for this cable (UE's `CableGravityScale`). Default 1.

@@ -6,6 +6,17 @@
 //! - [`svg`]: a scalable picture of a frame (optionally coloured by strain)
 //!   or an animation (SMIL) of recorded frames, for browsers.
 //!
+//! Which function writes which SVG:
+//!
+//! | picture | one frame | a [`Recorder`]'s frames |
+//! | --- | --- | --- |
+//! | still, every viewer shows it alike | [`render_svg`] | [`Recorder::still_svg`] (final frame), [`Recorder::frame_svg`] (any frame) |
+//! | still over faint earlier frames | — | [`render_trail`], [`Recorder::trail_svg`] |
+//! | animated (SMIL; browsers play it, other viewers show the final frame) | — | [`render_animation`], [`Recorder::to_svg`] |
+//!
+//! Strain colours ([`SvgOptions::strain`]) use a fixed scale by default
+//! ([`StrainScale::Fixed`], full colour at ±5 %), so pictures compare.
+//!
 //! Both draw a [`Frame`] (a copy of what a [`cable_core::ParticlePool`]
 //! holds, plus collider [`Shape`]s) through a [`Projection`] (an
 //! orthographic [`ViewDir`] and a [`Fit`]) onto a [`Canvas`], a trait with a
@@ -42,5 +53,5 @@ pub use canvas::{Canvas, Pen, draw_frame};
 pub use error::RenderError;
 pub use frame::{CableFrame, Frame, Recorder};
 pub use shape::{Outline, Shape, shapes_of};
-pub use svg::{SvgOptions, render_animation, render_svg, render_trail};
+pub use svg::{StrainScale, SvgOptions, render_animation, render_svg, render_trail};
 pub use view::{Fit, Projection, ViewDir};

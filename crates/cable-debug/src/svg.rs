@@ -35,6 +35,9 @@ pub struct SvgOptions {
     /// Colour each segment by its strain (`|p₁ − p₀| / rest − 1`) and draw a
     /// legend. Static pictures only; an animation colours by cable.
     pub strain: bool,
+    /// The strain that gets the full colour, with `strain`: a fixed scale,
+    /// so pictures compare, or the picture's own largest strain.
+    pub strain_scale: StrainScale,
     /// Thinnest drawn cable, pixels (0.1..=50), so thin cables stay visible.
     pub min_stroke_px: f32,
 }
@@ -47,8 +50,36 @@ impl Default for SvgOptions {
             fit: Fit::Bounds,
             title: None,
             strain: false,
+            strain_scale: StrainScale::default(),
             min_stroke_px: 1.5,
         }
+    }
+}
+
+/// How strain maps to colour in a still with [`SvgOptions::strain`]:
+/// grey at rest, blue when shorter, red when stretched, full colour at the
+/// scale and beyond.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum StrainScale {
+    /// Full colour at this strain (a fraction: 0.05 is 5 %), the same for
+    /// every picture, so two pictures compare and a well-converged cable
+    /// reads grey. Between 10⁻⁶ and 10.
+    Fixed(f32),
+    /// Full colour at the largest |strain| of the picture (at least 0.01 %):
+    /// shows where the solver converges least, however little the cables
+    /// stretch, but every picture looks equally coloured.
+    Largest,
+}
+
+impl StrainScale {
+    /// The default: [`StrainScale::Fixed`] at 5 % strain.
+    pub const DEFAULT_FIXED: f32 = 0.05;
+}
+
+impl Default for StrainScale {
+    /// `Fixed(0.05)`: full colour at ±5 % strain.
+    fn default() -> Self {
+        Self::Fixed(Self::DEFAULT_FIXED)
     }
 }
 
@@ -69,6 +100,15 @@ impl SvgOptions {
                 "min_stroke_px",
                 format!("must be between 0.1 and 50, got {}", self.min_stroke_px),
             ));
+        }
+        match self.strain_scale {
+            StrainScale::Fixed(e) if !(e.is_finite() && (1.0e-6..=10.0).contains(&e)) => {
+                return Err(RenderError::option(
+                    "strain_scale",
+                    format!("a fixed scale must be between 1e-6 and 10, got {e}"),
+                ));
+            }
+            StrainScale::Fixed(_) | StrainScale::Largest => {}
         }
         Ok(())
     }
@@ -166,7 +206,10 @@ fn still(frame: &Frame, ghosts: &[&Frame], opts: &SvgOptions) -> Result<String, 
         }
         c.out.push_str("</g>\n");
     }
-    let strain_scale = opts.strain.then(|| strain_scale(frame));
+    let strain_scale = opts.strain.then(|| match opts.strain_scale {
+        StrainScale::Fixed(e) => e,
+        StrainScale::Largest => largest_strain(frame),
+    });
     c.out.push_str(
         "<g class=\"cables\" fill=\"none\" stroke-linecap=\"round\" stroke-linejoin=\"round\">\n",
     );
@@ -222,8 +265,10 @@ fn still(frame: &Frame, ghosts: &[&Frame], opts: &SvgOptions) -> Result<String, 
 
 /// Draws recorded frames as an animated SVG (SMIL): each cable is one
 /// `<path>` whose `d` steps through every frame at the frames' own times,
-/// pinned particles follow, and a bar shows the time. It loops forever;
-/// viewers without SMIL show the first frame.
+/// pinned particles follow, and a bar shows the time. It loops forever in
+/// a browser; viewers without SMIL (rsvg, image converters) show the last
+/// frame, the attributes' static values. For a still that every viewer
+/// shows alike, use [`render_svg`] or [`Recorder::still_svg`].
 ///
 /// # Errors
 /// No frames, invalid options or shapes.
@@ -257,7 +302,9 @@ pub fn render_animation(frames: &[Frame], opts: &SvgOptions) -> Result<String, R
         )
     });
     c.header(&title, opts.view);
-    c.shapes(first, &proj);
+    // The static values (colliders, paths, pins, time bar) are the last
+    // frame's, what a viewer without SMIL shows.
+    c.shapes(last, &proj);
     // Each frame shows from its own time until the next one; the last for
     // as long as the mean frame interval.
     let span = (last.time - first.time).max(0.0);
@@ -295,7 +342,7 @@ pub fn render_animation(frames: &[Frame], opts: &SvgOptions) -> Result<String, R
             "<path class=\"cable\" data-cable=\"{i}\" stroke=\"{}\" stroke-width=\"{}\" d=\"{}\">{}</path>",
             PALETTE[i % PALETTE.len()],
             c.num(c.stroke(cable.radius)),
-            paths[0],
+            paths[paths.len() - 1],
             anim("d", &paths.join(";"))
         );
     }
@@ -314,8 +361,8 @@ pub fn render_animation(frames: &[Frame], opts: &SvgOptions) -> Result<String, R
             let _ = writeln!(
                 c.out,
                 "<circle class=\"pin\" cx=\"{}\" cy=\"{}\" r=\"{}\" fill=\"#111\">{}{}</circle>",
-                xs[0],
-                ys[0],
+                xs[xs.len() - 1],
+                ys[ys.len() - 1],
                 c.num(r),
                 anim("cx", &xs.join(";")),
                 anim("cy", &ys.join(";"))
@@ -329,12 +376,40 @@ pub fn render_animation(frames: &[Frame], opts: &SvgOptions) -> Result<String, R
 }
 
 impl Recorder {
-    /// The recording as an animated SVG (see [`render_animation`]).
+    /// The recording as an **animated** SVG (SMIL, see
+    /// [`render_animation`]): it plays in a browser; viewers without SMIL
+    /// (rsvg, most image viewers and converters) show the final frame.
+    /// For a still, use [`Recorder::still_svg`].
     ///
     /// # Errors
     /// No frames, invalid options or shapes.
     pub fn to_svg(&self, opts: &SvgOptions) -> Result<String, RenderError> {
         render_animation(self.frames(), opts)
+    }
+
+    /// A **still** SVG of the final recorded frame (see [`render_svg`]):
+    /// every viewer shows the same picture. With [`SvgOptions::strain`] the
+    /// segments are coloured by strain on [`SvgOptions::strain_scale`].
+    ///
+    /// # Errors
+    /// No frames, invalid options or shapes.
+    ///
+    /// # Example
+    /// ```
+    /// use cable_core::{CableDesc, ParticlePool};
+    /// use cable_debug::{Recorder, SvgOptions};
+    /// use glam::Vec3;
+    /// let mut pool = ParticlePool::new();
+    /// pool.add_cable(&CableDesc::line(Vec3::ZERO, Vec3::X * 4.0, 5.0, 8)?)?;
+    /// let mut rec = Recorder::new(100);
+    /// rec.offer(&pool, 0.0);
+    /// rec.offer(&pool, 0.5);
+    /// let svg = rec.still_svg(&SvgOptions { strain: true, ..SvgOptions::default() })?;
+    /// assert!(!svg.contains("<animate") && svg.contains("t = 0.50 s"));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn still_svg(&self, opts: &SvgOptions) -> Result<String, RenderError> {
+        render_svg(self.frames().last().ok_or(RenderError::NoFrames)?, opts)
     }
 
     /// A still of the last recorded frame over `ghosts` faint earlier ones
@@ -363,7 +438,7 @@ impl Recorder {
 }
 
 /// Largest finite |strain| of a frame, at least 10⁻⁴ (0.01 %).
-fn strain_scale(frame: &Frame) -> f32 {
+fn largest_strain(frame: &Frame) -> f32 {
     frame
         .cables
         .iter()
@@ -706,7 +781,7 @@ impl SvgCanvas {
         let (w, h) = (self.px(150.0), self.px(8.0));
         let _ = writeln!(
             self.out,
-            "<g class=\"time\"><rect x=\"{0}\" y=\"{1}\" width=\"{2}\" height=\"{3}\" fill=\"#e5e7eb\"/><rect x=\"{0}\" y=\"{1}\" width=\"0\" height=\"{3}\" fill=\"#6b7280\"><animate attributeName=\"width\" from=\"0\" to=\"{2}\" dur=\"{dur:.4}s\" repeatCount=\"indefinite\"/></rect></g>",
+            "<g class=\"time\"><rect x=\"{0}\" y=\"{1}\" width=\"{2}\" height=\"{3}\" fill=\"#e5e7eb\"/><rect x=\"{0}\" y=\"{1}\" width=\"{2}\" height=\"{3}\" fill=\"#6b7280\"><animate attributeName=\"width\" from=\"0\" to=\"{2}\" dur=\"{dur:.4}s\" repeatCount=\"indefinite\"/></rect></g>",
             self.num(x),
             self.num(y),
             self.num(w),

@@ -3,7 +3,8 @@
 
 use cable_core::{CableDesc, ParticlePool};
 use cable_debug::{
-    CableFrame, Frame, Recorder, RenderError, Shape, SvgOptions, render_animation, render_svg,
+    CableFrame, Frame, Recorder, RenderError, Shape, StrainScale, SvgOptions, render_animation,
+    render_svg,
 };
 use cable_systems::{SolverParams, Stepper};
 use glam::{Vec2, Vec3};
@@ -175,6 +176,7 @@ fn strain_colours_mark_the_stretched_segment() {
         &frame,
         &SvgOptions {
             strain: true,
+            strain_scale: StrainScale::Largest,
             ..SvgOptions::default()
         },
     )
@@ -364,4 +366,104 @@ fn a_trail_draws_earlier_frames_faintly_inside_the_view_box() {
             .count(),
         3
     );
+}
+
+/// The stroke colours of the strain-coloured segments of a still.
+fn segment_strokes(svg: &str) -> Vec<String> {
+    let doc = roxmltree::Document::parse(svg).unwrap();
+    doc.descendants()
+        .filter(|n| {
+            n.has_tag_name("line") && n.parent().and_then(|p| p.attribute("class")) == Some("cable")
+        })
+        .map(|n| n.attribute("stroke").unwrap().to_string())
+        .collect()
+}
+
+/// One cable of three 1 m segments whose middle one is stretched by `strain`.
+fn stretched(strain: f32) -> Frame {
+    let x2 = 2.0 + strain;
+    let mut c = CableFrame::from_points(
+        vec![Vec3::ZERO, Vec3::X, Vec3::X * x2, Vec3::X * (x2 + 1.0)],
+        true,
+        true,
+        0.02,
+    );
+    c.rest = vec![1.0, 1.0, 1.0];
+    Frame {
+        cables: vec![c],
+        ..Frame::default()
+    }
+}
+
+#[test]
+fn the_default_strain_scale_is_fixed_so_a_small_strain_stays_nearly_grey() {
+    let red = |s: &str| u8::from_str_radix(&s[1..3], 16).unwrap();
+    let strain = SvgOptions {
+        strain: true,
+        ..SvgOptions::default()
+    };
+    assert_eq!(strain.strain_scale, StrainScale::Fixed(0.05));
+    // 1 % strain on the fixed ±5 % scale: a fifth of the way from grey
+    // (150) to red (200); normalised to the largest strain it is full red.
+    let fixed = segment_strokes(&render_svg(&stretched(0.01), &strain).unwrap());
+    assert!((155..=165).contains(&red(&fixed[1])), "{fixed:?}");
+    assert!(
+        render_svg(&stretched(0.01), &strain)
+            .unwrap()
+            .contains("+5.00 %")
+    );
+    let largest = SvgOptions {
+        strain_scale: StrainScale::Largest,
+        ..strain.clone()
+    };
+    let norm = segment_strokes(&render_svg(&stretched(0.01), &largest).unwrap());
+    assert_eq!(norm[1], "#c8182b", "full red at the largest strain");
+    // Two pictures on the fixed scale compare: more strain, more red.
+    let big = segment_strokes(&render_svg(&stretched(0.04), &strain).unwrap());
+    assert!(red(&big[1]) > red(&fixed[1]) + 20, "{big:?} vs {fixed:?}");
+    // A fixed scale must be a usable number.
+    for bad in [0.0, -0.1, f32::NAN, f32::INFINITY] {
+        let opts = SvgOptions {
+            strain_scale: StrainScale::Fixed(bad),
+            ..strain.clone()
+        };
+        assert!(
+            matches!(
+                render_svg(&stretched(0.01), &opts),
+                Err(RenderError::Option { .. })
+            ),
+            "{bad}"
+        );
+    }
+}
+
+#[test]
+fn a_still_of_the_recording_is_its_final_frame_and_the_animation_falls_back_to_it() {
+    let (_, rec) = record(60, 50);
+    let last = rec.frames().last().unwrap();
+    let still = rec.still_svg(&SvgOptions::default()).unwrap();
+    assert!(!still.contains("<animate"));
+    assert_eq!(still, render_svg(last, &SvgOptions::default()).unwrap());
+    // The animation's static `d` (what rsvg and image converters show) is
+    // the final frame too, drawn in the same view as the animation.
+    let anim = rec.to_svg(&SvgOptions::default()).unwrap();
+    let doc = roxmltree::Document::parse(&anim).unwrap();
+    let cables: Vec<_> = doc
+        .descendants()
+        .filter(|n| n.attribute("class") == Some("cable"))
+        .collect();
+    assert_eq!(cables.len(), 3);
+    for node in cables {
+        let values = node
+            .children()
+            .find(|n| n.has_tag_name("animate"))
+            .and_then(|a| a.attribute("values"))
+            .unwrap();
+        assert_eq!(node.attribute("d"), values.split(';').next_back());
+        assert_ne!(node.attribute("d"), values.split(';').next());
+    }
+    assert!(matches!(
+        Recorder::new(4).still_svg(&SvgOptions::default()),
+        Err(RenderError::NoFrames)
+    ));
 }

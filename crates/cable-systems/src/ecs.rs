@@ -52,6 +52,10 @@
 //! # Ok::<(), cable_core::CableError>(())
 //! ```
 
+/// The hecs this module is built on, so a game uses the same version
+/// without matching it by hand (`cable_systems::ecs::hecs::World`).
+pub use hecs;
+
 use cable_core::{CableDesc, CableError, CableHandle, Collider, ColliderHandle, End, ParticlePool};
 use glam::{Quat, Vec3};
 use hecs::{Entity, World};

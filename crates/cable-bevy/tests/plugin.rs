@@ -1,0 +1,298 @@
+//! The plugin in a headless Bevy app: cables follow moving entities,
+//! colliders hold them up, despawning frees, tube meshes update in place.
+
+use std::time::Duration;
+
+use bevy_app::prelude::*;
+use bevy_asset::Assets;
+use bevy_ecs::prelude::*;
+use bevy_math::{Quat, Vec3};
+use bevy_mesh::{Mesh, Mesh3d, VertexAttributeValues};
+use bevy_time::{Fixed, Time, TimePlugin, TimeUpdateStrategy};
+use bevy_transform::prelude::*;
+use cable_bevy::{
+    Cable, CableAnchor, CableAttachments, CableBody, CableCollider, CableParticles, CablePlugin,
+    CableRejected, CableSimulation, CableTube,
+};
+
+/// A headless app stepping 1/60 s per update, one fixed step per update.
+fn app() -> App {
+    let mut app = App::new();
+    app.add_plugins((
+        TaskPoolPlugin::default(),
+        TimePlugin,
+        TransformPlugin,
+        CablePlugin::default(),
+    ))
+    .insert_resource(Time::<Fixed>::from_hz(60.0))
+    .insert_resource(TimeUpdateStrategy::ManualDuration(Duration::from_secs_f64(
+        1.0 / 60.0,
+    )));
+    app
+}
+
+fn particles(app: &App, e: Entity) -> Vec<Vec3> {
+    app.world()
+        .get::<CableParticles>(e)
+        .expect("Cable requires CableParticles")
+        .positions
+        .clone()
+}
+
+fn translation(app: &App, e: Entity) -> Vec3 {
+    app.world()
+        .get::<GlobalTransform>(e)
+        .expect("has a transform")
+        .translation()
+}
+
+#[test]
+fn a_cable_attached_to_two_moving_entities_follows_them() {
+    let mut app = app();
+    let a0 = Vec3::new(0.0, 3.0, 0.0);
+    let b0 = Vec3::new(4.0, 3.0, 0.0);
+    let a = app.world_mut().spawn(Transform::from_translation(a0)).id();
+    let b = app.world_mut().spawn(Transform::from_translation(b0)).id();
+    // The end hangs 0.5 m below b in b's own frame, so b's rotation counts.
+    let offset = Vec3::new(0.0, -0.5, 0.0);
+    let rope = app
+        .world_mut()
+        .spawn((
+            Cable::line(a0, b0 + offset, 5.0, 24).expect("valid cable"),
+            CableAttachments {
+                start: CableAnchor::Entity {
+                    entity: a,
+                    offset: Vec3::ZERO,
+                },
+                end: CableAnchor::Entity { entity: b, offset },
+            },
+        ))
+        .id();
+    // The first update starts the clocks; fixed steps run from the second.
+    app.update();
+    app.update();
+    assert!(app.world().get::<CableBody>(rope).is_some());
+
+    // Move both for a second: a on a circle, b along a line while turning.
+    let mut max_lag = 0.0f32;
+    for frame in 1..=60 {
+        let t = frame as f32 / 60.0;
+        let a_at = a0 + Vec3::new((t * 3.0).cos() - 1.0, (t * 3.0).sin(), 0.5 * t);
+        let b_at = b0 + Vec3::new(1.5 * t, -t, -0.8 * t);
+        let world = app.world_mut();
+        world.get_mut::<Transform>(a).expect("a").translation = a_at;
+        let mut tb = world.get_mut::<Transform>(b).expect("b");
+        tb.translation = b_at;
+        tb.rotation = Quat::from_rotation_z(t);
+        app.update();
+        // The ends follow within one frame of motion (GlobalTransform is
+        // propagated at the end of the frame).
+        let p = particles(&app, rope);
+        max_lag = max_lag.max(p[0].distance(a_at));
+        assert!(
+            p[0].distance(a_at) < 0.1,
+            "frame {frame}: {} vs {a_at}",
+            p[0]
+        );
+    }
+    assert!(max_lag > 0.0, "the start did move with a");
+
+    // Once they stop, the ends sit exactly on the targets.
+    app.update();
+    app.update();
+    let p = particles(&app, rope);
+    let a_now = translation(&app, a);
+    let tb = app.world().get::<GlobalTransform>(b).expect("b");
+    let b_now = tb.translation() + tb.rotation() * offset;
+    assert!(p[0].distance(a_now) < 1.0e-4, "{} vs {a_now}", p[0]);
+    assert!(p[24].distance(b_now) < 1.0e-4, "{} vs {b_now}", p[24]);
+    assert!(a_now.distance(a0) > 0.5 && b_now.distance(b0 + offset) > 1.0);
+}
+
+#[test]
+fn despawning_a_target_frees_the_end_and_despawning_the_cable_frees_the_pool() {
+    let mut app = app();
+    let hook = app
+        .world_mut()
+        .spawn(Transform::from_xyz(2.0, 0.0, 0.0))
+        .id();
+    let rope = app
+        .world_mut()
+        .spawn((
+            Cable::line(Vec3::ZERO, Vec3::new(2.0, 0.0, 0.0), 2.0, 8).expect("valid"),
+            CableAttachments {
+                start: CableAnchor::Point(Vec3::ZERO),
+                end: CableAnchor::Entity {
+                    entity: hook,
+                    offset: Vec3::ZERO,
+                },
+            },
+        ))
+        .id();
+    for _ in 0..10 {
+        app.update();
+    }
+    assert!(particles(&app, rope)[8].distance(Vec3::new(2.0, 0.0, 0.0)) < 1.0e-5);
+    app.world_mut().despawn(hook);
+    for _ in 0..30 {
+        app.update();
+    }
+    let p = particles(&app, rope);
+    assert_eq!(p[0], Vec3::ZERO, "the start stays pinned");
+    assert!(p[8].y < -0.5, "the freed end fell: {}", p[8]);
+
+    assert_eq!(
+        app.world()
+            .resource::<CableSimulation>()
+            .pool()
+            .cable_count(),
+        1
+    );
+    app.world_mut().despawn(rope);
+    app.update();
+    let sim = app.world().resource::<CableSimulation>();
+    assert_eq!(sim.pool().cable_count(), 0);
+    assert_eq!(sim.cable_of(rope), None);
+}
+
+#[test]
+fn a_collider_entity_holds_a_cable_up_and_a_bad_cable_is_rejected() {
+    let mut app = app();
+    // A ball under the middle of a loosely hanging cable.
+    let ball = app
+        .world_mut()
+        .spawn((
+            CableCollider::sphere(0.5).expect("valid"),
+            Transform::from_xyz(2.0, -1.0, 0.0),
+        ))
+        .id();
+    let rope = app
+        .world_mut()
+        .spawn(Cable::line(Vec3::ZERO, Vec3::new(4.0, 0.0, 0.0), 6.0, 32).expect("valid"))
+        .id();
+    let bad = app
+        .world_mut()
+        .spawn(
+            Cable::line(Vec3::ZERO, Vec3::X, 1.0, 4)
+                .expect("valid")
+                .with_mass(99, 1.0),
+        )
+        .id();
+    for _ in 0..120 {
+        app.update();
+    }
+    let radius = 0.05;
+    let centre = Vec3::new(2.0, -1.0, 0.0);
+    for p in particles(&app, rope) {
+        assert!(
+            p.distance(centre) >= 0.5 + radius - 1.0e-3,
+            "{p} inside the ball"
+        );
+    }
+    // Without the ball the middle would hang lower than the ball's top.
+    assert!(particles(&app, rope)[16].y > -0.6);
+    assert!(app.world().get::<CableRejected>(bad).is_some());
+    assert!(app.world().get::<CableBody>(bad).is_none());
+    // Despawning the ball removes its collider: the cable drops.
+    assert_eq!(
+        app.world()
+            .resource::<CableSimulation>()
+            .pool()
+            .colliders()
+            .len(),
+        1
+    );
+    app.world_mut().despawn(ball);
+    for _ in 0..60 {
+        app.update();
+    }
+    assert!(
+        app.world()
+            .resource::<CableSimulation>()
+            .pool()
+            .colliders()
+            .is_empty()
+    );
+    assert!(particles(&app, rope)[16].y < -1.0);
+}
+
+#[test]
+fn a_tube_mesh_is_created_once_and_updated_in_place() {
+    let mut app = app();
+    app.init_resource::<Assets<Mesh>>();
+    let rope = app
+        .world_mut()
+        .spawn((
+            Cable::line(Vec3::ZERO, Vec3::new(3.0, 0.0, 0.0), 4.0, 12).expect("valid"),
+            CableTube,
+        ))
+        .id();
+    app.update();
+    app.update();
+    let handle = app
+        .world()
+        .get::<Mesh3d>(rope)
+        .expect("mesh added")
+        .0
+        .clone();
+    let positions = |app: &App| -> Vec<[f32; 3]> {
+        let meshes = app.world().resource::<Assets<Mesh>>();
+        match meshes
+            .get(&handle)
+            .and_then(|m| m.attribute(Mesh::ATTRIBUTE_POSITION))
+        {
+            Some(VertexAttributeValues::Float32x3(p)) => p.clone(),
+            other => panic!("positions: {other:?}"),
+        }
+    };
+    let first = positions(&app);
+    assert_eq!(first.len(), 13 * 9, "13 rings of 8 sides + seam");
+    let meshes = app.world().resource::<Assets<Mesh>>();
+    let mesh = meshes.get(&handle).expect("mesh");
+    assert_eq!(mesh.indices().map(|i| i.len()), Some(12 * 8 * 6));
+    assert!(mesh.indices().expect("indices").iter().all(|i| i < 13 * 9));
+    for _ in 0..20 {
+        app.update();
+    }
+    assert_eq!(app.world().get::<Mesh3d>(rope).expect("kept").0, handle);
+    assert_eq!(
+        app.world().resource::<Assets<Mesh>>().len(),
+        1,
+        "no new asset"
+    );
+    let later = positions(&app);
+    assert_eq!(later.len(), first.len());
+    // The middle ring sagged with the cable.
+    let mid = |p: &[[f32; 3]]| p[6 * 9][1];
+    assert!(
+        mid(&later) < mid(&first) - 0.2,
+        "{} vs {}",
+        mid(&later),
+        mid(&first)
+    );
+}
+
+#[test]
+fn world_parameters_change_at_run_time() {
+    let mut app = app();
+    let rope = app
+        .world_mut()
+        .spawn(Cable::line(Vec3::ZERO, Vec3::new(2.0, 0.0, 0.0), 3.0, 8).expect("valid"))
+        .id();
+    {
+        let mut sim = app.world_mut().resource_mut::<CableSimulation>();
+        let mut params = *sim.params();
+        params.gravity = cable_bevy::cable_systems::SolverParams::default().gravity * -1.0;
+        sim.set_params(params).expect("valid");
+    }
+    for _ in 0..30 {
+        app.update();
+    }
+    assert!(particles(&app, rope)[4].y > 0.3, "gravity points up now");
+    let mut sim = app.world_mut().resource_mut::<CableSimulation>();
+    let mut params = *sim.params();
+    params.iterations = 0;
+    assert!(sim.set_params(params).is_err());
+    assert_eq!(sim.params().iterations, 8);
+    assert!((sim.params().substep - 1.0 / 60.0).abs() < 1.0e-7);
+}
