@@ -1,15 +1,17 @@
-//! The `--out` JSON writer, streamed frame by frame:
+//! The `--out` JSON writer, streamed frame by frame into a temporary file
+//! ([`Staged`]) that replaces the target only when the run succeeds:
 //! `{"substep": h, "frames": [{"frame": i, "time": t, "cables": [[[x, y, z], ...], ...]}]}`.
 
-use std::fs::File;
 use std::io::{BufWriter, Write};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use cable_core::{CableHandle, ParticlePool};
 use glam::Vec3;
 use serde::Serialize;
+use tempfile::NamedTempFile;
 
 use super::CliError;
+use super::staged::{Staged, io_err};
 
 #[derive(Serialize)]
 struct Frame<'a> {
@@ -20,22 +22,34 @@ struct Frame<'a> {
 
 /// Streams frames into a JSON file.
 pub struct OutWriter {
-    path: PathBuf,
-    w: BufWriter<File>,
+    label: String,
+    w: BufWriter<StagedWrite>,
     frames: u64,
 }
 
+/// [`Staged`] as a writer (the buffer hands it back at the end).
+struct StagedWrite(Staged);
+
+impl Write for StagedWrite {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.0.file().write(buf)
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        <NamedTempFile as Write>::flush(self.0.file())
+    }
+}
+
 impl OutWriter {
-    /// Creates the file and writes the header.
+    /// Creates the temporary file beside `path` and writes the header.
     pub fn create(path: &Path, substep: f32) -> Result<Self, CliError> {
-        let file = File::create(path).map_err(|e| io_err(path, &e))?;
+        let staged = Staged::create("--out", path)?;
         let mut me = Self {
-            path: path.to_owned(),
-            w: BufWriter::with_capacity(1 << 20, file),
+            label: staged.label(),
+            w: BufWriter::with_capacity(1 << 20, StagedWrite(staged)),
             frames: 0,
         };
         let h = serde_json::to_string(&substep).map_err(|e| CliError::Other(e.to_string()))?;
-        write!(me.w, "{{\"substep\":{h},\"frames\":[").map_err(|e| io_err(path, &e))?;
+        write!(me.w, "{{\"substep\":{h},\"frames\":[").map_err(|e| io_err("--out", path, &e))?;
         Ok(me)
     }
 
@@ -53,7 +67,7 @@ impl OutWriter {
             .collect::<Result<Vec<_>, _>>()
             .map_err(|e| CliError::Other(format!("internal: {e}")))?;
         if self.frames > 0 {
-            self.w.write_all(b",").map_err(|e| io_err(&self.path, &e))?;
+            self.w.write_all(b",").map_err(|e| self.err(&e))?;
         }
         serde_json::to_writer(
             &mut self.w,
@@ -63,21 +77,24 @@ impl OutWriter {
                 cables,
             },
         )
-        .map_err(|e| CliError::Other(format!("{}: {e}", self.path.display())))?;
+        .map_err(|e| CliError::Other(format!("cannot write {}: {e}", self.label)))?;
         self.frames += 1;
         Ok(())
     }
 
-    /// Closes the JSON and flushes the file.
-    pub fn finish(mut self) -> Result<(), CliError> {
-        self.w
-            .write_all(b"]}\n")
-            .map_err(|e| io_err(&self.path, &e))?;
-        self.w.flush().map_err(|e| io_err(&self.path, &e))?;
-        Ok(())
+    /// Closes the JSON and flushes it into the temporary file, ready for
+    /// [`Staged::commit`].
+    pub fn finish(mut self) -> Result<Staged, CliError> {
+        self.w.write_all(b"]}\n").map_err(|e| self.err(&e))?;
+        let label = self.label;
+        let StagedWrite(staged) = self
+            .w
+            .into_inner()
+            .map_err(|e| CliError::Other(format!("cannot write {label}: {}", e.error())))?;
+        Ok(staged)
     }
-}
 
-fn io_err(path: &Path, e: &std::io::Error) -> CliError {
-    CliError::Other(format!("cannot write {}: {e}", path.display()))
+    fn err(&self, e: &std::io::Error) -> CliError {
+        CliError::Other(format!("cannot write {}: {e}", self.label))
+    }
 }
