@@ -402,10 +402,7 @@ pub(crate) fn vec3(place: &str, v: [f64; 3]) -> Result<Vec3, SceneError> {
 fn too_long() -> SceneError {
     SceneError::at(
         "scene",
-        format!(
-            "longer than the limit of {} MiB",
-            MAX_SCENE_BYTES >> 20
-        ),
+        format!("longer than the limit of {} MiB", MAX_SCENE_BYTES >> 20),
     )
 }
 

@@ -248,11 +248,13 @@ pub fn checked_frames(seconds: f64, dt: f32) -> Result<u64, CliError> {
 /// Parses a whole number option, with a message that says what is wrong
 /// (clap names the option): `-1` is "must be at least 0", not a bad digit.
 fn whole<T: std::str::FromStr>(s: &str) -> Result<T, String> {
-    s.trim().parse::<T>().map_err(|_| match s.trim().parse::<i128>() {
-        Ok(v) if v < 0 => format!("must be a whole number of at least 1, got {v}"),
-        Ok(v) => format!("must be a whole number, at most {}, got {v}", u64::MAX),
-        Err(_) => format!("must be a whole number, got `{s}`"),
-    })
+    s.trim()
+        .parse::<T>()
+        .map_err(|_| match s.trim().parse::<i128>() {
+            Ok(v) if v < 0 => format!("must be a whole number of at least 1, got {v}"),
+            Ok(v) => format!("must be a whole number, at most {}, got {v}", u64::MAX),
+            Err(_) => format!("must be a whole number, got `{s}`"),
+        })
 }
 
 /// Checks `--seconds`: finite, 0..=1e6.

@@ -11,8 +11,8 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 use super::anim::{self, Animation};
 use super::out::OutWriter;
-use super::svg_out::{self, SvgOut};
 use super::staged::check_distinct;
+use super::svg_out::{self, SvgOut};
 use super::{CliError, RunArgs, check_seconds, checked_frames, thread_pool};
 use cable_debug::{Frame, Recorder, render_frame_ascii};
 
@@ -227,4 +227,33 @@ fn read_scene(path: &str) -> Result<Vec<u8>, CliError> {
         )));
     }
     Ok(bytes)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn non_finite_state_is_an_error_naming_the_cable() {
+        let scene = Scene::from_json(
+            r#"{"cables": [{"start": [0,0,0], "end": [1,0,0]}, {"start": [0,1,0], "end": [1,1,0]}]}"#,
+        )
+        .unwrap();
+        let (mut pool, handles) = scene.build_pool().unwrap();
+        assert!(check_finite(&pool, &handles, 0.0).is_ok());
+        pool.positions_mut(handles[1]).unwrap()[3].y = f32::NAN;
+        let Err(CliError::Other(msg)) = check_finite(&pool, &handles, 1.5) else {
+            panic!("a NaN position was accepted");
+        };
+        assert!(msg.starts_with("scene.cables[1]: "), "{msg}");
+        assert!(msg.contains("nothing was written"), "{msg}");
+    }
+
+    #[test]
+    fn frame_counts_are_bounded() {
+        assert_eq!(super::super::checked_frames(1.0, 0.5).ok(), Some(2));
+        assert!(super::super::checked_frames(1.0e6, 0.1).is_ok());
+        assert!(super::super::checked_frames(1.0e6, 0.09).is_err());
+        assert!(super::super::checked_frames(1.0, 1.0e-30).is_err());
+    }
 }

@@ -91,10 +91,14 @@ impl Staged {
 /// An I/O error writing output `flag` at `path` (the OS's reason alone:
 /// the temporary file's name would only confuse).
 pub fn io_err(flag: &str, path: &Path, e: &std::io::Error) -> CliError {
-    let reason = e
-        .raw_os_error()
-        .map_or_else(|| e.to_string(), |c| std::io::Error::from_raw_os_error(c).to_string());
-    CliError::Other(format!("cannot write {} ({flag}): {reason}", path.display()))
+    let reason = e.raw_os_error().map_or_else(
+        || e.to_string(),
+        |c| std::io::Error::from_raw_os_error(c).to_string(),
+    );
+    CliError::Other(format!(
+        "cannot write {} ({flag}): {reason}",
+        path.display()
+    ))
 }
 
 /// Refuses two outputs at the same path (exit 2): one would silently
