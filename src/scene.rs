@@ -21,10 +21,13 @@ pub struct SceneError {
 }
 
 impl SceneError {
+    /// An error at `place` for `reason`. Control characters (a key or a
+    /// string of the file may hold an escaped newline) are written as
+    /// escapes, so the message stays one line.
     pub(crate) fn at(place: impl fmt::Display, reason: impl fmt::Display) -> Self {
         Self {
-            place: place.to_string(),
-            reason: reason.to_string(),
+            place: one_line(&place.to_string()),
+            reason: one_line(&reason.to_string()),
         }
     }
 
@@ -397,6 +400,22 @@ pub(crate) fn vec3(place: &str, v: [f64; 3]) -> Result<Vec3, SceneError> {
         }
     }
     Ok(Vec3::from_array(out))
+}
+
+/// `text` with its control characters escaped (`\n`, `\u{c}`).
+fn one_line(text: &str) -> String {
+    if !text.chars().any(char::is_control) {
+        return text.to_owned();
+    }
+    text.chars()
+        .map(|c| {
+            if c.is_control() {
+                c.escape_default().to_string()
+            } else {
+                c.to_string()
+            }
+        })
+        .collect()
 }
 
 fn too_long() -> SceneError {

@@ -23,7 +23,7 @@ fuzz_target!(|data: &[u8]| {
     scene.params.max_substeps = scene.params.max_substeps.min(4);
     let (pool, handles) = scene.build_pool().expect("a validated scene fits its pool");
     // The frame length comes from the input's last byte: up to 4 substeps.
-    let k = data.last().map_or(1, |b| f32::from(b % 5));
+    let k = data.last().map_or(1.0, |b| f32::from(b % 5));
     let dt = scene.params.substep * k;
     // Exact layouts give bit-identical results (the spec's promise).
     let mut first: Option<Vec<u32>> = None;
@@ -31,7 +31,9 @@ fuzz_target!(|data: &[u8]| {
         let mut pool = pool.clone();
         let mut stepper = Stepper::with_layout(scene.params, layout).expect("validated params");
         for _ in 0..FRAMES {
-            stepper.advance(&mut pool, dt).expect("a valid frame length");
+            stepper
+                .advance(&mut pool, dt)
+                .expect("a valid frame length");
         }
         let bits: Vec<u32> = handles
             .iter()

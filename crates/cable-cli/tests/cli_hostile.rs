@@ -577,3 +577,24 @@ fn oversized_scene_text_is_refused_by_the_library() {
     let e = Scene::from_slice(b"{\"cables\": \xff}").unwrap_err();
     assert!(e.reason.contains("UTF-8"), "{e}");
 }
+
+// ---- found by fuzzing (scene_loader) ----
+
+/// A key holding an escaped newline or another control character kept the
+/// message from being one line.
+#[test]
+fn control_characters_in_keys_and_strings_keep_the_message_one_line() {
+    for text in [
+        "{\"gravity\": [0, 1, 0],\n \" \\friction\\n\": 1, \"cables\": []}",
+        r#"{"cables": [{"start": [0,0,0], "end": [1,0,0], "a\nb\u0007": 1}]}"#,
+        r#"{"cables": [{"start": [0,0,0], "end": [1,0,0]}], "colliders": [{"type": "sph\nere"}]}"#,
+    ] {
+        let e = Scene::from_json(text).unwrap_err();
+        let line = e.to_string();
+        assert!(!line.chars().any(char::is_control), "{line:?}");
+        assert!(e.place.starts_with("scene"), "{line:?}");
+        let o = cable_stdin(&["run", "-", "--seconds", "0.1"], text.as_bytes());
+        assert_eq!(o.status.code(), Some(2));
+        assert_eq!(stderr(&o).lines().count(), 1, "{}", stderr(&o));
+    }
+}

@@ -207,7 +207,17 @@ pub fn main() -> ExitCode {
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
-            eprintln!("error: {}", e.message());
+            // One line whatever a path or value holds: control characters escaped.
+            let line: String = e
+                .message()
+                .chars()
+                .flat_map(|c| {
+                    let esc = c.escape_default();
+                    let keep = (!c.is_control()).then_some(c);
+                    keep.into_iter().chain(esc.filter(move |_| keep.is_none()))
+                })
+                .collect();
+            eprintln!("error: {line}");
             ExitCode::from(e.code())
         }
     }
