@@ -21,10 +21,13 @@ pub struct SceneError {
 }
 
 impl SceneError {
+    /// An error at `place` for `reason`. Control characters (a key or a
+    /// string of the file may hold an escaped newline) are written as
+    /// escapes, so the message stays one line.
     pub(crate) fn at(place: impl fmt::Display, reason: impl fmt::Display) -> Self {
         Self {
-            place: place.to_string(),
-            reason: reason.to_string(),
+            place: one_line(&place.to_string()),
+            reason: one_line(&reason.to_string()),
         }
     }
 
@@ -58,6 +61,11 @@ pub const SCENE_PARTICLE_BUDGET: usize = 1 << 24;
 /// Largest magnitude accepted for any number before conversion to f32.
 const MAX_MAGNITUDE: f64 = 1.0e30;
 
+/// Most bytes of scene text read or parsed: 64 MiB. A longer input is
+/// refused (`Scene::from_slice`, and `cable run` stops reading there), so a
+/// scene named `/dev/zero` cannot exhaust memory.
+pub const MAX_SCENE_BYTES: usize = 64 << 20;
+
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct RawScene {
@@ -67,8 +75,8 @@ struct RawScene {
     max_substeps: Option<u64>,
     damping: Option<f64>,
     friction: Option<f64>,
-    cables: Vec<RawCable>,
-    colliders: Option<Vec<serde_json::Value>>,
+    cables: Vec<Obj<RawCable>>,
+    colliders: Option<Vec<StrictValue>>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -118,24 +126,47 @@ impl Scene {
     /// assert_eq!(err.place, "scene.cables[0].end");
     /// # Ok::<(), cable::scene::SceneError>(())
     /// ```
+    ///
+    /// The text must be exactly one JSON object: trailing content, an array
+    /// in place of an object (the scene, a cable, a collider) and a key
+    /// given twice in any object are refused.
     pub fn from_json(text: &str) -> Result<Self, SceneError> {
+        if text.len() > MAX_SCENE_BYTES {
+            return Err(too_long());
+        }
         let de = &mut serde_json::Deserializer::from_str(text);
-        let raw: RawScene = serde_path_to_error::deserialize(de).map_err(|e| {
+        let raw: Obj<RawScene> = serde_path_to_error::deserialize(&mut *de).map_err(|e| {
             let path = e.path().to_string();
-            let inner = e.into_inner();
-            let msg = inner.to_string();
-            let reason = match msg.rfind(" at line ") {
-                Some(i) => msg[..i].to_owned(),
-                None => msg,
-            };
-            let at = format!("line {} column {}", inner.line(), inner.column());
-            if path.is_empty() || path == "." || inner.is_eof() {
-                SceneError::at(format!("scene {at}"), reason)
-            } else {
-                SceneError::at(format!("scene.{path} ({at})"), reason)
-            }
+            json_error(&path, &e.into_inner())
         })?;
-        Self::from_raw(raw)
+        // Exactly one value: only white space may follow it.
+        de.end().map_err(|e| json_error("", &e))?;
+        Self::from_raw(raw.0)
+    }
+
+    /// Parses and validates a scene from bytes: UTF-8 JSON text of at most
+    /// [`MAX_SCENE_BYTES`], as [`Scene::from_json`].
+    ///
+    /// # Errors
+    /// A [`SceneError`] naming the place and the reason; the place is
+    /// `scene` for text that is too long or not UTF-8.
+    ///
+    /// # Example
+    /// ```
+    /// let err = cable::scene::Scene::from_slice(b"{\"cables\": []} {}").unwrap_err();
+    /// assert!(err.reason.contains("trailing"), "{err}");
+    /// ```
+    pub fn from_slice(bytes: &[u8]) -> Result<Self, SceneError> {
+        if bytes.len() > MAX_SCENE_BYTES {
+            return Err(too_long());
+        }
+        let text = std::str::from_utf8(bytes).map_err(|e| {
+            SceneError::at(
+                "scene",
+                format!("not UTF-8 text (byte {})", e.valid_up_to()),
+            )
+        })?;
+        Self::from_json(text)
     }
 
     fn from_raw(raw: RawScene) -> Result<Self, SceneError> {
@@ -166,11 +197,11 @@ impl Scene {
             .unwrap_or_default()
             .iter()
             .enumerate()
-            .map(|(i, v)| crate::scene_colliders::collider(&format!("scene.colliders[{i}]"), v))
+            .map(|(i, v)| crate::scene_colliders::collider(&format!("scene.colliders[{i}]"), &v.0))
             .collect::<Result<Vec<_>, _>>()?;
         let mut cables = Vec::with_capacity(raw.cables.len());
         let mut total = 0usize;
-        for (i, rc) in raw.cables.into_iter().enumerate() {
+        for (i, Obj(rc)) in raw.cables.into_iter().enumerate() {
             let base = format!("scene.cables[{i}]");
             // Check the budget before allocating the cable's particles.
             let count = match (&rc.points, rc.segments) {
@@ -201,6 +232,9 @@ impl Scene {
                     ),
                 ));
             }
+            desc.params
+                .validate_for_substep(params.substep)
+                .map_err(|e| SceneError::from_cable(&base, &e))?;
             cables.push(desc);
         }
         Ok(Self {
@@ -366,4 +400,148 @@ pub(crate) fn vec3(place: &str, v: [f64; 3]) -> Result<Vec3, SceneError> {
         }
     }
     Ok(Vec3::from_array(out))
+}
+
+/// `text` with its control characters escaped (`\n`, `\u{c}`).
+fn one_line(text: &str) -> String {
+    if !text.chars().any(char::is_control) {
+        return text.to_owned();
+    }
+    text.chars()
+        .map(|c| {
+            if c.is_control() {
+                c.escape_default().to_string()
+            } else {
+                c.to_string()
+            }
+        })
+        .collect()
+}
+
+fn too_long() -> SceneError {
+    SceneError::at(
+        "scene",
+        format!("longer than the limit of {} MiB", MAX_SCENE_BYTES >> 20),
+    )
+}
+
+/// A JSON error at `path` (empty for the top level or bad syntax) as a
+/// [`SceneError`]: the place names the key when the reason is about one.
+fn json_error(path: &str, inner: &serde_json::Error) -> SceneError {
+    let msg = inner.to_string();
+    let reason = match msg.rfind(" at line ") {
+        Some(i) => msg[..i].to_owned(),
+        None => msg,
+    };
+    let at = format!("line {} column {}", inner.line(), inner.column());
+    if inner.is_eof() {
+        return SceneError::at(format!("scene {at}"), reason);
+    }
+    // `duplicate field `x``, `unknown field `x`, expected ...`: name the key.
+    let key = ["duplicate field `", "unknown field `"]
+        .iter()
+        .find_map(|p| reason.strip_prefix(p))
+        .and_then(|rest| rest.split('`').next())
+        .filter(|k| !k.is_empty());
+    let path = if path == "." { "" } else { path };
+    let place = match (path.is_empty(), key) {
+        (true, None) => return SceneError::at(format!("scene {at}"), reason),
+        (true, Some(k)) => format!("scene.{k}"),
+        (false, None) => format!("scene.{path}"),
+        // serde_path_to_error already ends the path with an unknown key.
+        (false, Some(k)) if path.rsplit('.').next() == Some(k) => format!("scene.{path}"),
+        (false, Some(k)) => format!("scene.{path}.{k}"),
+    };
+    SceneError::at(format!("{place} ({at})"), reason)
+}
+
+/// A value that must be a JSON object (`{...}`), never an array: serde's
+/// derived structs also accept a positional array, which would bypass the
+/// unknown-key check.
+#[derive(Debug)]
+struct Obj<T>(T);
+
+impl<'de, T: Deserialize<'de>> Deserialize<'de> for Obj<T> {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V<T>(std::marker::PhantomData<T>);
+        impl<'de, T: Deserialize<'de>> serde::de::Visitor<'de> for V<T> {
+            type Value = Obj<T>;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a JSON object")
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(self, map: A) -> Result<Obj<T>, A::Error> {
+                T::deserialize(serde::de::value::MapAccessDeserializer::new(map)).map(Obj)
+            }
+        }
+        d.deserialize_map(V(std::marker::PhantomData))
+    }
+}
+
+/// Any JSON value, refusing a key given twice in any object within it
+/// (`serde_json::Value` keeps the last silently).
+#[derive(Debug)]
+struct StrictValue(serde_json::Value);
+
+impl<'de> Deserialize<'de> for StrictValue {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_any(StrictVisitor).map(StrictValue)
+    }
+}
+
+struct StrictVisitor;
+
+impl<'de> serde::de::Visitor<'de> for StrictVisitor {
+    type Value = serde_json::Value;
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("any JSON value")
+    }
+    fn visit_bool<E>(self, v: bool) -> Result<Self::Value, E> {
+        Ok(v.into())
+    }
+    fn visit_i64<E>(self, v: i64) -> Result<Self::Value, E> {
+        Ok(v.into())
+    }
+    fn visit_u64<E>(self, v: u64) -> Result<Self::Value, E> {
+        Ok(v.into())
+    }
+    fn visit_f64<E>(self, v: f64) -> Result<Self::Value, E> {
+        // serde_json never yields a non-finite number; `Null` is the safe
+        // fallback for the type's sake.
+        Ok(serde_json::Number::from_f64(v).map_or(serde_json::Value::Null, Into::into))
+    }
+    fn visit_str<E>(self, v: &str) -> Result<Self::Value, E> {
+        Ok(v.into())
+    }
+    fn visit_string<E>(self, v: String) -> Result<Self::Value, E> {
+        Ok(v.into())
+    }
+    fn visit_unit<E>(self) -> Result<Self::Value, E> {
+        Ok(serde_json::Value::Null)
+    }
+    fn visit_none<E>(self) -> Result<Self::Value, E> {
+        Ok(serde_json::Value::Null)
+    }
+    fn visit_some<D: serde::Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
+        StrictValue::deserialize(d).map(|v| v.0)
+    }
+    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+        let mut out = Vec::new();
+        while let Some(StrictValue(v)) = seq.next_element()? {
+            out.push(v);
+        }
+        Ok(serde_json::Value::Array(out))
+    }
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+        let mut out = serde_json::Map::new();
+        while let Some(key) = map.next_key::<String>()? {
+            if out.contains_key(&key) {
+                return Err(serde::de::Error::custom(format_args!(
+                    "duplicate field `{key}`"
+                )));
+            }
+            let StrictValue(v) = map.next_value()?;
+            out.insert(key, v);
+        }
+        Ok(serde_json::Value::Object(out))
+    }
 }

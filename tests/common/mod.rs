@@ -38,8 +38,3 @@ pub fn hash_positions(pool: &cable::ParticlePool) -> u64 {
     }
     h
 }
-
-/// The path of the `cable` binary built for the tests.
-pub fn cable_bin() -> std::path::PathBuf {
-    std::path::PathBuf::from(env!("CARGO_BIN_EXE_cable"))
-}

@@ -96,6 +96,11 @@ impl Default for CableParams {
 /// Largest accepted gravity scale magnitude.
 const MAX_GRAVITY_SCALE: f32 = 1.0e3;
 
+/// Largest accepted compliance, and largest accepted compliance / substep²
+/// (the XPBD `α̃` the solver divides by): a constraint this soft holds
+/// nothing, and beyond it the f32 arithmetic of the solver overflows.
+pub const MAX_COMPLIANCE: f32 = 1.0e30;
+
 impl CableParams {
     /// Checks every field, naming the first one that is out of range.
     ///
@@ -112,10 +117,10 @@ impl CableParams {
         }
         check_vec3("force", self.force)?;
         let c = check_finite("compliance", self.compliance)?;
-        if c < 0.0 {
+        if !(0.0..=MAX_COMPLIANCE).contains(&c) {
             return Err(CableError::OutOfRange {
                 field: "compliance",
-                expected: "must be at least 0",
+                expected: "must be between 0 and 1e30",
                 value: f64::from(c),
             });
         }
@@ -141,6 +146,48 @@ impl CableParams {
                 expected: "must be greater than 0 and at most 1e6",
                 value: f64::from(t),
             });
+        }
+        Ok(())
+    }
+
+    /// Checks these parameters for a solver of substep `substep` seconds:
+    /// [`CableParams::validate`], and that `compliance / substep²` (computed
+    /// in f32, as the solver does) is finite and at most [`MAX_COMPLIANCE`],
+    /// so the solver's arithmetic cannot overflow. A smaller substep makes
+    /// the ratio larger: the fix is a smaller compliance or a larger substep.
+    ///
+    /// # Errors
+    /// As [`CableParams::validate`]; [`CableError::OutOfRange`] naming
+    /// `compliance` when the ratio is too large; [`CableError::NotFinite`] or
+    /// [`CableError::OutOfRange`] naming `substep` when it is not finite and
+    /// greater than 0.
+    ///
+    /// # Example
+    /// ```
+    /// use cable_core::CableParams;
+    /// let soft = CableParams { compliance: 1.0e-4, ..CableParams::default() };
+    /// assert!(soft.validate_for_substep(1.0 / 60.0).is_ok());
+    /// assert!(soft.validate_for_substep(1.0e-23).is_err()); // 1e-4 / 1e-46 overflows
+    /// ```
+    pub fn validate_for_substep(&self, substep: f32) -> Result<(), CableError> {
+        self.validate()?;
+        let h = check_finite("substep", substep)?;
+        if h <= 0.0 {
+            return Err(CableError::OutOfRange {
+                field: "substep",
+                expected: "must be greater than 0",
+                value: f64::from(h),
+            });
+        }
+        if self.compliance > 0.0 {
+            let alpha = self.compliance / (h * h);
+            if !(alpha.is_finite() && alpha <= MAX_COMPLIANCE) {
+                return Err(CableError::OutOfRange {
+                    field: "compliance",
+                    expected: "compliance / substep² must be at most 1e30 (lower the compliance or raise the substep)",
+                    value: f64::from(self.compliance),
+                });
+            }
         }
         Ok(())
     }

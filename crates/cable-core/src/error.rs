@@ -54,6 +54,15 @@ pub enum CableError {
         /// The pool's configured budget ([`crate::ParticlePool::with_budget`]).
         budget: usize,
     },
+    /// Memory for a buffer could not be had: the request is larger than the
+    /// machine (or the process's limit) can give. Nothing was changed.
+    #[error("{what}: cannot allocate {bytes} bytes")]
+    OutOfMemory {
+        /// What the memory was for, e.g. "mesh vertices".
+        what: &'static str,
+        /// Bytes asked for.
+        bytes: u64,
+    },
     /// The handle names a cable that was removed (or never belonged to this pool).
     #[error("cable handle {0:?} is stale: the cable was removed or belongs to another pool")]
     StaleHandle(crate::CableHandle),

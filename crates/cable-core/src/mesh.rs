@@ -346,8 +346,9 @@ impl MeshBuffers {
     /// left empty.
     ///
     /// # Errors
-    /// Invalid options, a cable of fewer than 2 particles, or more vertices
-    /// or indices than `u32` can count.
+    /// Invalid options, a cable of fewer than 2 particles, more vertices
+    /// or indices than `u32` can count, or [`CableError::OutOfMemory`] when
+    /// the buffers cannot be allocated.
     pub fn layout(
         &mut self,
         cables: impl Iterator<Item = (CableHandle, usize, u32)>,
@@ -427,8 +428,20 @@ impl MeshBuffers {
                 .ok_or_else(|| too_many("mesh indices"))?;
         }
         self.cables.truncate(idx);
-        self.vertices.resize(nv as usize, Vertex::zeroed());
-        self.indices.resize(ni as usize, 0);
+        // Ask for the memory first, so an absurd size is an error, not an abort.
+        let (nv, ni) = (nv as usize, ni as usize);
+        let oom = |what, n: usize, size: usize| CableError::OutOfMemory {
+            what,
+            bytes: (n as u64).saturating_mul(size as u64),
+        };
+        self.vertices
+            .try_reserve_exact(nv.saturating_sub(self.vertices.len()))
+            .map_err(|_| oom("mesh vertices", nv, std::mem::size_of::<Vertex>()))?;
+        self.indices
+            .try_reserve_exact(ni.saturating_sub(self.indices.len()))
+            .map_err(|_| oom("mesh indices", ni, std::mem::size_of::<u32>()))?;
+        self.vertices.resize(nv, Vertex::zeroed());
+        self.indices.resize(ni, 0);
         self.bounds = Aabb::EMPTY;
         Ok(())
     }

@@ -38,8 +38,10 @@ pub const MESH_GRAIN: usize = 8192;
 /// docs for the steps.
 ///
 /// # Errors
-/// Invalid `options`, or meshes too big for `u32` indices. `out` is left
-/// empty on error.
+/// Invalid `options`, meshes too big for `u32` indices, or
+/// [`CableError::OutOfMemory`] when the buffers cannot be allocated (check
+/// [`mesh_bytes`] against a budget first to refuse big meshes early). `out`
+/// is left empty on error.
 ///
 /// # Example
 /// ```
@@ -79,6 +81,41 @@ pub fn build_meshes(
     fill(pool, options, cables, vertices, indices);
     *bounds = cables.iter().fold(Aabb::EMPTY, |b, c| b.union(c.bounds));
     Ok(())
+}
+
+/// Bytes of vertex and index buffer that [`build_meshes`] needs for `pool`
+/// with `options` (48 per vertex, 4 per index), computed without
+/// allocating: check it against a memory budget before meshing. Saturates
+/// at `u64::MAX` when a cable's counts overflow `u32` (which
+/// [`build_meshes`] refuses anyway).
+///
+/// # Example
+/// ```
+/// use cable_core::{CableDesc, ParticlePool, mesh::MeshOptions};
+/// use cable_systems::mesh::mesh_bytes;
+/// use glam::Vec3;
+///
+/// let mut pool = ParticlePool::new();
+/// pool.add_cable(&CableDesc::line(Vec3::ZERO, Vec3::X * 4.0, 5.0, 16)?)?;
+/// // 17 rings of 9 vertices, 16 gaps of 8 sides × 6 indices
+/// assert_eq!(mesh_bytes(&pool, &MeshOptions::default()), 17 * 9 * 48 + 16 * 8 * 6 * 4);
+/// # Ok::<(), cable_core::CableError>(())
+/// ```
+#[must_use]
+pub fn mesh_bytes(pool: &ParticlePool, options: &MeshOptions) -> u64 {
+    let vertex = std::mem::size_of::<Vertex>() as u64;
+    pool.handles().fold(0u64, |total, h| {
+        // Handles come from the pool itself, so both look-ups succeed.
+        let n = pool.positions(h).map_or(0, <[Vec3]>::len);
+        let sides = pool.params(h).map_or(3, |p| p.sides);
+        match options.counts(n, sides) {
+            Some(c) => total
+                .saturating_add(u64::from(c.vertices).saturating_mul(vertex))
+                .saturating_add(u64::from(c.indices).saturating_mul(4)),
+            None if n < 2 => total,
+            None => u64::MAX,
+        }
+    })
 }
 
 /// The box holding a cable's particles grown by its radius (UE's

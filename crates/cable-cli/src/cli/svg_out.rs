@@ -1,12 +1,12 @@
 //! The `--svg FILE` writer shared by `cable run` and `cable demo`.
 
-use std::fs::File;
 use std::io::{BufWriter, Write};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use cable_debug::{Recorder, SvgOptions, ViewDir};
 
 use super::CliError;
+use super::staged::Staged;
 
 /// Most particle positions (particles × frames) an animated SVG holds;
 /// longer or bigger runs keep fewer, evenly spaced frames.
@@ -21,11 +21,10 @@ pub fn capacity(particles: usize) -> usize {
     (PARTICLE_FRAMES / particles.max(1)).clamp(2, MAX_FRAMES)
 }
 
-/// An SVG file opened before the run (so an unwritable path fails at once)
-/// and written after it.
+/// An SVG output whose temporary file is created before the run (so an
+/// unwritable path fails at once), written after it.
 pub struct SvgOut {
-    path: PathBuf,
-    file: File,
+    staged: Staged,
     title: String,
     still: bool,
     view: ViewDir,
@@ -35,18 +34,32 @@ impl SvgOut {
     /// Creates the file. `still`: a still of the final frame
     /// coloured by strain over faint earlier frames, instead of the animation.
     pub fn create(path: &Path, title: &str, still: bool, view: ViewDir) -> Result<Self, CliError> {
-        let file = File::create(path).map_err(|e| io_err(path, &e))?;
         Ok(Self {
-            path: path.to_owned(),
-            file,
+            staged: Staged::create("--svg", path)?,
             title: title.to_owned(),
             still,
             view,
         })
     }
 
-    /// Renders the recording and writes it.
-    pub fn write(self, recorder: &Recorder) -> Result<(), CliError> {
+    /// Checks that recording a run of `particles` particles fits the
+    /// budget of [`PARTICLE_FRAMES`] positions (at least 2 frames are kept:
+    /// the first and the last), before anything is recorded: exit 1 naming
+    /// the output and the sizes otherwise.
+    pub fn check_budget(&self, particles: usize) -> Result<(), CliError> {
+        let need = particles.saturating_mul(2);
+        if need > PARTICLE_FRAMES {
+            return Err(CliError::Other(format!(
+                "{}: a picture of {particles} particles needs {need} recorded positions (2 frames), more than the budget of {PARTICLE_FRAMES}",
+                self.staged.label()
+            )));
+        }
+        Ok(())
+    }
+
+    /// Renders the recording into the temporary file, ready for
+    /// [`Staged::commit`].
+    pub fn write(mut self, recorder: &Recorder) -> Result<Staged, CliError> {
         let last = recorder.frames().last().map_or(0.0, |f| f.time);
         let opts = SvgOptions {
             title: Some(if self.still {
@@ -72,13 +85,10 @@ impl SvgOut {
             recorder.to_svg(&opts)
         }
         .map_err(|e| CliError::Other(format!("internal: {e}")))?;
-        let mut w = BufWriter::new(self.file);
-        w.write_all(text.as_bytes())
-            .and_then(|()| w.flush())
-            .map_err(|e| io_err(&self.path, &e))
+        let mut w = BufWriter::new(self.staged.file());
+        let res = w.write_all(text.as_bytes()).and_then(|()| w.flush());
+        drop(w);
+        res.map_err(|e| self.staged.io_err(&e))?;
+        Ok(self.staged)
     }
-}
-
-fn io_err(path: &Path, e: &std::io::Error) -> CliError {
-    CliError::Other(format!("cannot write {}: {e}", path.display()))
 }

@@ -4,16 +4,23 @@ use std::io::Read;
 use std::time::Instant;
 
 use cable::Scene;
+use cable::scene::MAX_SCENE_BYTES;
+use cable_core::{CableHandle, ParticlePool};
 use cable_systems::Stepper;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 use super::anim::{self, Animation};
 use super::out::OutWriter;
+use super::staged::check_distinct;
 use super::svg_out::{self, SvgOut};
-use super::{CliError, RunArgs, check_seconds, thread_pool};
+use super::{CliError, RunArgs, check_seconds, checked_frames, thread_pool};
 use cable_debug::{Frame, Recorder, render_frame_ascii};
 
 /// Runs `cable run`.
+///
+/// Every input is checked and every output's temporary file created before
+/// the first step; the outputs replace their targets only after the whole
+/// run succeeded (see [`super::staged`]).
 pub fn run(a: &RunArgs) -> Result<(), CliError> {
     let layout = match &a.layout {
         Some(name) => super::bench::parse_layout(name)?,
@@ -29,15 +36,23 @@ pub fn run(a: &RunArgs) -> Result<(), CliError> {
     if a.every == 0 {
         return Err(CliError::Usage("--every: must be at least 1, got 0".into()));
     }
-    let text = read_scene(&a.scene)?;
-    let scene = Scene::from_json(&text).map_err(|e| CliError::Usage(e.to_string()))?;
+    let frames = checked_frames(seconds, dt)?;
+    check_distinct(&[
+        ("--out", a.out.as_ref()),
+        ("--svg", a.svg.as_ref()),
+        ("--obj", a.obj.as_ref()),
+    ])?;
+    let bytes = read_scene(&a.scene)?;
+    let scene = Scene::from_slice(&bytes).map_err(|e| CliError::Usage(e.to_string()))?;
+    drop(bytes);
     let (mut pool, handles) = scene
         .build_pool()
         .map_err(|e| CliError::Usage(e.to_string()))?;
     let mut stepper = Stepper::with_layout(scene.params, layout)
         .map_err(|e| CliError::Usage(format!("scene.{e}")))?;
-    let frames = frame_count(seconds, dt);
     let workers = thread_pool(a.threads)?;
+    // Every output path is checked (its temporary file created) before
+    // anything is run or written.
     let mut out = match &a.out {
         Some(p) => Some(OutWriter::create(p, scene.params.substep)?),
         None => None,
@@ -55,9 +70,23 @@ pub fn run(a: &RunArgs) -> Result<(), CliError> {
         )?),
         None => None,
     };
+    // Memory budgets, before anything big is allocated.
+    if let Some(o) = &obj {
+        o.check_budget(&pool)?;
+    }
+    if let Some(s) = &svg {
+        s.check_budget(pool.particle_count())?;
+    }
     // Frames carry the pool's colliders at their current poses.
-    let mut recorder = Recorder::new(svg_out::capacity(pool.particle_count()));
-    recorder.offer(&pool, stepper.time());
+    let mut recorder = Recorder::new(if svg.is_some() {
+        svg_out::capacity(pool.particle_count())
+    } else {
+        2
+    });
+    if svg.is_some() {
+        recorder.offer(&pool, stepper.time());
+    }
+    anim::catch_interrupts();
     let mut animation = if a.ascii {
         Animation::start(&a.views.ascii())
     } else {
@@ -76,9 +105,13 @@ pub fn run(a: &RunArgs) -> Result<(), CliError> {
     let started = Instant::now();
     workers.install(|| -> Result<(), CliError> {
         for f in 1..=frames {
+            if anim::interrupted() {
+                return Err(CliError::Interrupted);
+            }
             stepper
                 .advance(&mut pool, dt)
                 .map_err(|e| CliError::Other(format!("internal: {e}")))?;
+            check_finite(&pool, &handles, stepper.time())?;
             if let Some(w) = out.as_mut() {
                 if f % a.every == 0 || f == frames {
                     w.frame(f, stepper.time(), &pool, &handles)?;
@@ -88,9 +121,6 @@ pub fn run(a: &RunArgs) -> Result<(), CliError> {
                 recorder.offer(&pool, stepper.time());
             }
             if let Some(an) = animation.as_mut() {
-                if anim::interrupted() {
-                    return Err(CliError::Interrupted);
-                }
                 let status = format!(
                     "cable run {}  t = {:.2} s of {seconds:.2} s  Ctrl-C stops",
                     a.scene,
@@ -111,25 +141,29 @@ pub fn run(a: &RunArgs) -> Result<(), CliError> {
     let wall = started.elapsed().as_secs_f64();
     // Leave the alternate screen before printing anything else.
     drop(animation);
+    check_finite(&pool, &handles, stepper.time())?;
+    // Render every output into its temporary file, then replace the targets.
+    let mut staged = Vec::new();
     if let Some(s) = svg {
         recorder.finish(&pool, stepper.time());
-        s.write(&recorder)?;
+        staged.push(s.write(&recorder)?);
+    }
+    if let Some(w) = obj {
+        staged.push(workers.install(|| w.write(&pool))?);
+    }
+    if let Some(w) = out {
+        staged.push(w.finish()?);
+    }
+    if anim::interrupted() {
+        return Err(CliError::Interrupted);
+    }
+    for s in staged {
+        s.commit()?;
     }
     if a.ascii {
         let picture = render_frame_ascii(&Frame::capture(&pool, stepper.time()), &a.views.ascii())
             .map_err(|e| CliError::Other(format!("internal: {e}")))?;
         print!("{picture}");
-    }
-    if let Some(w) = out {
-        w.finish()?;
-    }
-    if !pool.all_finite() {
-        return Err(CliError::Other(
-            "the simulation produced non-finite positions; lower the substep or raise the iterations".into(),
-        ));
-    }
-    if let Some(w) = obj {
-        workers.install(|| w.write(&pool))?;
     }
     println!(
         "{} cables, {} particles: {} frames, {} substeps, {:.3} s simulated in {:.3} s on {} threads",
@@ -144,6 +178,24 @@ pub fn run(a: &RunArgs) -> Result<(), CliError> {
     Ok(())
 }
 
+/// Exit 1 naming the first cable whose state is not finite: nothing is
+/// written for such a run.
+fn check_finite(pool: &ParticlePool, handles: &[CableHandle], time: f64) -> Result<(), CliError> {
+    if pool.all_finite() {
+        return Ok(());
+    }
+    let i = handles
+        .iter()
+        .position(|&h| {
+            pool.positions(h)
+                .map_or(true, |p| p.iter().any(|v| !v.is_finite()))
+        })
+        .unwrap_or(0);
+    Err(CliError::Other(format!(
+        "scene.cables[{i}]: the simulation went non-finite (NaN or infinite positions) at t = {time:.4} s, so nothing was written; try more iterations, a smaller substep or gentler forces"
+    )))
+}
+
 /// Frames in `seconds` of frames of `dt`: the nearest whole number when
 /// within rounding of one, else rounded up.
 pub fn frame_count(seconds: f64, dt: f32) -> u64 {
@@ -156,19 +208,52 @@ pub fn frame_count(seconds: f64, dt: f32) -> u64 {
     }
 }
 
-fn read_scene(path: &str) -> Result<String, CliError> {
+/// Reads the scene's bytes, at most [`MAX_SCENE_BYTES`] (exit 2 beyond:
+/// `cable run /dev/zero` stops there instead of exhausting memory).
+fn read_scene(path: &str) -> Result<Vec<u8>, CliError> {
+    let name = if path == "-" { "standard input" } else { path };
+    let limit = MAX_SCENE_BYTES as u64 + 1;
     let mut bytes = Vec::new();
     let res = if path == "-" {
-        std::io::stdin().read_to_end(&mut bytes).map(|_| ())
+        std::io::stdin().lock().take(limit).read_to_end(&mut bytes)
     } else {
-        std::fs::File::open(path).and_then(|mut f| f.read_to_end(&mut bytes).map(|_| ()))
+        std::fs::File::open(path).and_then(|f| f.take(limit).read_to_end(&mut bytes))
     };
-    let name = if path == "-" { "standard input" } else { path };
     res.map_err(|e| CliError::Usage(format!("scene {name}: cannot read: {e}")))?;
-    String::from_utf8(bytes).map_err(|e| {
-        CliError::Usage(format!(
-            "scene {name}: not UTF-8 text (byte {})",
-            e.utf8_error().valid_up_to()
-        ))
-    })
+    if bytes.len() > MAX_SCENE_BYTES {
+        return Err(CliError::Usage(format!(
+            "scene {name}: longer than the limit of {} MiB",
+            MAX_SCENE_BYTES >> 20
+        )));
+    }
+    Ok(bytes)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn non_finite_state_is_an_error_naming_the_cable() {
+        let scene = Scene::from_json(
+            r#"{"cables": [{"start": [0,0,0], "end": [1,0,0]}, {"start": [0,1,0], "end": [1,1,0]}]}"#,
+        )
+        .unwrap();
+        let (mut pool, handles) = scene.build_pool().unwrap();
+        assert!(check_finite(&pool, &handles, 0.0).is_ok());
+        pool.positions_mut(handles[1]).unwrap()[3].y = f32::NAN;
+        let Err(CliError::Other(msg)) = check_finite(&pool, &handles, 1.5) else {
+            panic!("a NaN position was accepted");
+        };
+        assert!(msg.starts_with("scene.cables[1]: "), "{msg}");
+        assert!(msg.contains("nothing was written"), "{msg}");
+    }
+
+    #[test]
+    fn frame_counts_are_bounded() {
+        assert_eq!(super::super::checked_frames(1.0, 0.5).ok(), Some(2));
+        assert!(super::super::checked_frames(1.0e6, 0.1).is_ok());
+        assert!(super::super::checked_frames(1.0e6, 0.09).is_err());
+        assert!(super::super::checked_frames(1.0, 1.0e-30).is_err());
+    }
 }

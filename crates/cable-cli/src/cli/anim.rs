@@ -25,6 +25,20 @@ pub fn interrupted() -> bool {
     INTERRUPTED.load(Ordering::Relaxed)
 }
 
+/// Makes Ctrl-C (SIGINT, SIGTERM, SIGHUP) set the flag of [`interrupted`]
+/// instead of killing the process, so the frame loop can stop cleanly and
+/// drop unfinished output files. Idempotent.
+pub fn catch_interrupts() {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    // The handler can be set only once per process; `Once` sees to that.
+    // Setting it fails only when the signals cannot be caught at all, and
+    // then they keep their default action (the process ends, which leaves
+    // the targets of unfinished outputs untouched anyway).
+    ONCE.call_once(|| {
+        let _ = ctrlc::set_handler(|| INTERRUPTED.store(true, Ordering::Relaxed));
+    });
+}
+
 /// Restores the terminal when dropped.
 struct Guard;
 
@@ -65,9 +79,7 @@ impl Animation {
         if !std::io::stdout().is_terminal() {
             return None;
         }
-        // Fails only when a handler is already set (a second animation in
-        // the same process), which then sets the same flag.
-        let _ = ctrlc::set_handler(|| INTERRUPTED.store(true, Ordering::Relaxed));
+        catch_interrupts();
         let (cols, rows) = terminal_size::terminal_size().map_or((80, 24), |(w, h)| (w.0, h.0));
         let mut out = std::io::stdout().lock();
         let _ = out.write_all(ENTER.as_bytes());

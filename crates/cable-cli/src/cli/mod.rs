@@ -7,6 +7,7 @@ mod demo;
 mod obj;
 mod out;
 mod run;
+mod staged;
 mod svg_out;
 mod view_args;
 
@@ -66,7 +67,7 @@ enum Command {
 #[derive(Debug, Args)]
 pub struct DemoArgs {
     /// Simulated seconds.
-    #[arg(long, default_value_t = 5.0)]
+    #[arg(long, default_value_t = 5.0, allow_negative_numbers = true)]
     pub seconds: f64,
     /// Write an SVG of the run to FILE: an animation of at most 300 evenly
     /// spaced frames (or a still with --svg-still).
@@ -91,13 +92,13 @@ pub struct RunArgs {
     #[arg(value_name = "SCENE")]
     pub scene: String,
     /// Simulated seconds.
-    #[arg(long, default_value_t = 5.0)]
+    #[arg(long, default_value_t = 5.0, allow_negative_numbers = true)]
     pub seconds: f64,
     /// Frame length, seconds: time fed to the accumulator per frame.
-    #[arg(long = "frame-dt", default_value_t = 1.0 / 60.0)]
+    #[arg(long = "frame-dt", default_value_t = 1.0 / 60.0, allow_negative_numbers = true)]
     pub frame_dt: f32,
     /// Worker threads (default: all cores). Results do not depend on it.
-    #[arg(long)]
+    #[arg(long, allow_negative_numbers = true, value_parser = whole::<usize>)]
     pub threads: Option<usize>,
     /// Particle layout: aos, soa or lanes8 (default: lanes8, the fastest;
     /// all give identical results).
@@ -107,7 +108,7 @@ pub struct RunArgs {
     #[arg(long, value_name = "FILE")]
     pub out: Option<PathBuf>,
     /// Write every K-th frame to --out (the last frame always).
-    #[arg(long, default_value_t = 1)]
+    #[arg(long, default_value_t = 1, allow_negative_numbers = true, value_parser = whole::<u64>)]
     pub every: u64,
     /// Write an SVG of the run to FILE: an animation of at most 300 evenly
     /// spaced frames (or a still with --svg-still).
@@ -215,7 +216,17 @@ pub fn main() -> ExitCode {
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
-            eprintln!("error: {}", e.message());
+            // One line whatever a path or value holds: control characters escaped.
+            let line: String = e
+                .message()
+                .chars()
+                .flat_map(|c| {
+                    let esc = c.escape_default();
+                    let keep = (!c.is_control()).then_some(c);
+                    keep.into_iter().chain(esc.filter(move |_| keep.is_none()))
+                })
+                .collect();
+            eprintln!("error: {line}");
             ExitCode::from(e.code())
         }
     }
@@ -234,6 +245,35 @@ pub fn thread_pool(threads: Option<usize>) -> Result<rayon::ThreadPool, CliError
     }
     b.build()
         .map_err(|e| CliError::Other(format!("cannot start worker threads: {e}")))
+}
+
+/// Most frames one run may have (`--seconds` / `--frame-dt`): 10 million,
+/// 46 hours of simulated time at 60 frames a second. More is refused
+/// (exit 2) rather than run for ever.
+pub const MAX_FRAMES: u64 = 10_000_000;
+
+/// Frames in `seconds` of frames of `dt` ([`run::frame_count`]), refused
+/// (exit 2, naming both options) beyond [`MAX_FRAMES`].
+pub fn checked_frames(seconds: f64, dt: f32) -> Result<u64, CliError> {
+    let x = seconds / f64::from(dt);
+    if !x.is_finite() || x > MAX_FRAMES as f64 {
+        return Err(CliError::Usage(format!(
+            "--frame-dt: --seconds {seconds} / --frame-dt {dt} gives {x:.3e} frames, more than the most of {MAX_FRAMES}; raise --frame-dt or lower --seconds"
+        )));
+    }
+    Ok(run::frame_count(seconds, dt).min(MAX_FRAMES))
+}
+
+/// Parses a whole number option, with a message that says what is wrong
+/// (clap names the option): `-1` is "must be at least 0", not a bad digit.
+fn whole<T: std::str::FromStr>(s: &str) -> Result<T, String> {
+    s.trim()
+        .parse::<T>()
+        .map_err(|_| match s.trim().parse::<i128>() {
+            Ok(v) if v < 0 => format!("must be a whole number of at least 1, got {v}"),
+            Ok(v) => format!("must be a whole number, at most {}, got {v}", u64::MAX),
+            Err(_) => format!("must be a whole number, got `{s}`"),
+        })
 }
 
 /// Checks `--seconds`: finite, 0..=1e6.

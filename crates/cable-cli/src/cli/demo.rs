@@ -49,7 +49,7 @@ pub fn demo(a: &DemoArgs) -> Result<(), CliError> {
         .build_pool()
         .map_err(|e| CliError::Other(e.to_string()))?;
     let mut stepper = Stepper::new(scene.params).map_err(|e| CliError::Other(e.to_string()))?;
-    let frames = super::run::frame_count(seconds, DT);
+    let frames = super::checked_frames(seconds, DT)?;
     let svg = match &a.svg {
         Some(path) => Some(svg_out::SvgOut::create(
             path,
@@ -59,6 +59,9 @@ pub fn demo(a: &DemoArgs) -> Result<(), CliError> {
         )?),
         None => None,
     };
+    if let Some(s) = &svg {
+        s.check_budget(pool.particle_count())?;
+    }
     // Frames carry the pool's colliders at their current poses.
     let mut recorder = Recorder::new(svg_out::capacity(pool.particle_count()));
     recorder.offer(&pool, stepper.time());
@@ -100,7 +103,7 @@ pub fn demo(a: &DemoArgs) -> Result<(), CliError> {
     }
     recorder.finish(&pool, stepper.time());
     if let Some(out) = svg {
-        out.write(&recorder)?;
+        out.write(&recorder)?.commit()?;
     }
     let mut stdout = std::io::stdout().lock();
     if !a.no_ascii {

@@ -1,0 +1,100 @@
+//! The `--out` JSON writer, streamed frame by frame into a temporary file
+//! ([`Staged`]) that replaces the target only when the run succeeds:
+//! `{"substep": h, "frames": [{"frame": i, "time": t, "cables": [[[x, y, z], ...], ...]}]}`.
+
+use std::io::{BufWriter, Write};
+use std::path::Path;
+
+use cable_core::{CableHandle, ParticlePool};
+use glam::Vec3;
+use serde::Serialize;
+use tempfile::NamedTempFile;
+
+use super::CliError;
+use super::staged::{Staged, io_err};
+
+#[derive(Serialize)]
+struct Frame<'a> {
+    frame: u64,
+    time: f64,
+    cables: Vec<&'a [Vec3]>,
+}
+
+/// Streams frames into a JSON file.
+pub struct OutWriter {
+    label: String,
+    w: BufWriter<StagedWrite>,
+    frames: u64,
+}
+
+/// [`Staged`] as a writer (the buffer hands it back at the end).
+struct StagedWrite(Staged);
+
+impl Write for StagedWrite {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.0.file().write(buf)
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        <NamedTempFile as Write>::flush(self.0.file())
+    }
+}
+
+impl OutWriter {
+    /// Creates the temporary file beside `path` and writes the header.
+    pub fn create(path: &Path, substep: f32) -> Result<Self, CliError> {
+        let staged = Staged::create("--out", path)?;
+        let mut me = Self {
+            label: staged.label(),
+            w: BufWriter::with_capacity(1 << 20, StagedWrite(staged)),
+            frames: 0,
+        };
+        let h = serde_json::to_string(&substep).map_err(|e| CliError::Other(e.to_string()))?;
+        write!(me.w, "{{\"substep\":{h},\"frames\":[").map_err(|e| io_err("--out", path, &e))?;
+        Ok(me)
+    }
+
+    /// Appends one frame with every cable's positions in `handles` order.
+    pub fn frame(
+        &mut self,
+        frame: u64,
+        time: f64,
+        pool: &ParticlePool,
+        handles: &[CableHandle],
+    ) -> Result<(), CliError> {
+        let cables = handles
+            .iter()
+            .map(|&h| pool.positions(h))
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(|e| CliError::Other(format!("internal: {e}")))?;
+        if self.frames > 0 {
+            self.w.write_all(b",").map_err(|e| self.err(&e))?;
+        }
+        serde_json::to_writer(
+            &mut self.w,
+            &Frame {
+                frame,
+                time,
+                cables,
+            },
+        )
+        .map_err(|e| CliError::Other(format!("cannot write {}: {e}", self.label)))?;
+        self.frames += 1;
+        Ok(())
+    }
+
+    /// Closes the JSON and flushes it into the temporary file, ready for
+    /// [`Staged::commit`].
+    pub fn finish(mut self) -> Result<Staged, CliError> {
+        self.w.write_all(b"]}\n").map_err(|e| self.err(&e))?;
+        let label = self.label;
+        let StagedWrite(staged) = self
+            .w
+            .into_inner()
+            .map_err(|e| CliError::Other(format!("cannot write {label}: {}", e.error())))?;
+        Ok(staged)
+    }
+
+    fn err(&self, e: &std::io::Error) -> CliError {
+        CliError::Other(format!("cannot write {}: {e}", self.label))
+    }
+}
