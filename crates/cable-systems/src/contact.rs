@@ -41,6 +41,8 @@
 use std::cell::RefCell;
 
 use cable_core::{Aabb, ColliderSet, WorldCollider, WorldShape};
+use std::ops::Div;
+
 use glam::Vec3;
 
 use crate::kernel::{Block, Store};
@@ -484,6 +486,7 @@ impl<L: Lane> Contacts<L> {
             let side = &self.side[2 * n * ci..2 * n * (ci + 1)];
             let plane = matches!(col.shape, WorldShape::Plane { .. });
             let (lo, hi) = self.span[ci];
+            #[allow(clippy::needless_range_loop)] // rows index the store and the side memory alike
             for i in lo..hi {
                 let p = st.pos(i);
                 let m = if plane {

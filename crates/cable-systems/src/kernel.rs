@@ -9,6 +9,8 @@
 //! order, see [`crate::lane`]).
 
 use cable_core::{ColliderSet, MIN_SEGMENT_LENGTH};
+use std::ops::Div;
+
 use glam::Vec3;
 
 use crate::contact::Contacts;

@@ -225,6 +225,7 @@ macro_rules! lanewise {
         impl<const N: usize> $tr for $ty<N> {
             type Output = Self;
             #[inline(always)]
+            #[allow(clippy::assign_op_pattern)] // one macro for every operator
             fn $f(self, o: Self) -> Self {
                 let mut r = self;
                 for i in 0..N {
@@ -406,11 +407,6 @@ impl<L: Lane> V3<L> {
     pub fn scale(self, s: L) -> Self {
         Self::new(self.x * s, self.y * s, self.z * s)
     }
-    /// Component-wise division by a lane scalar.
-    #[inline(always)]
-    pub fn div(self, s: L) -> Self {
-        Self::new(self.x / s, self.y / s, self.z / s)
-    }
     /// `x·x' + y·y' + z·z'`, in glam's order.
     #[inline(always)]
     pub fn dot(self, o: Self) -> L {
@@ -469,11 +465,6 @@ impl<L: Lane> V3<L> {
     pub fn keep(self, m: L::M) -> Self {
         Self::new(self.x.keep(m), self.y.keep(m), self.z.keep(m))
     }
-    /// `-self`, exact.
-    #[inline(always)]
-    pub fn neg(self) -> Self {
-        Self::new(self.x.neg(), self.y.neg(), self.z.neg())
-    }
     /// Lane `i` as a glam vector.
     #[inline(always)]
     pub fn lane(self, i: usize) -> Vec3 {
@@ -507,6 +498,24 @@ impl<L: Lane> Add for V3<L> {
     #[inline(always)]
     fn add(self, o: Self) -> Self {
         Self::new(self.x + o.x, self.y + o.y, self.z + o.z)
+    }
+}
+
+impl<L: Lane> std::ops::Neg for V3<L> {
+    type Output = Self;
+    /// `-self`, exact (sign flips).
+    #[inline(always)]
+    fn neg(self) -> Self {
+        Self::new(self.x.neg(), self.y.neg(), self.z.neg())
+    }
+}
+
+impl<L: Lane> Div<L> for V3<L> {
+    type Output = Self;
+    /// Component-wise division by a lane scalar.
+    #[inline(always)]
+    fn div(self, s: L) -> Self {
+        Self::new(self.x / s, self.y / s, self.z / s)
     }
 }
 
@@ -639,7 +648,8 @@ mod tests {
         ];
         let ys = [-0.0f32, 0.0, 1.5, 7.0, 1.0, -1.0, -1e-30, f32::NAN];
         let (a, b) = (Fx(xs), Fx(ys));
-        let ops: [(fn(f32, f32) -> f32, fn(Fx<8>, Fx<8>) -> Fx<8>); 8] = [
+        type Pair = (fn(f32, f32) -> f32, fn(Fx<8>, Fx<8>) -> Fx<8>);
+        let ops: [Pair; 8] = [
             (|x, y| x + y, |x, y| x + y),
             (|x, y| x - y, |x, y| x - y),
             (|x, y| x * y, |x, y| x * y),

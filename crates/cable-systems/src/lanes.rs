@@ -283,6 +283,7 @@ fn run_avx2<const W: usize>(b: &mut Bundle<W>, sh: &Shared<'_>, n: u32) {
 
 /// A bundle of one of the three widths.
 #[derive(Clone, Debug)]
+#[allow(clippy::large_enum_variant)] // bundles live in one Vec, each sized once per plan
 enum AnyBundle {
     One(Bundle<8>),
     Two(Bundle<16>),

@@ -14,6 +14,8 @@
 //! one-lane calls, for tools and tests.
 
 use cable_core::WorldShape;
+use std::ops::{Div, Neg};
+
 use glam::Vec3;
 
 use crate::lane::{Lane, M3, Mask, V3};
