@@ -206,7 +206,6 @@ impl<L: Lane> Contacts<L> {
     /// Broad phase and continuous collision for one block, right after it
     /// was integrated (positions predicted, previous positions the start of
     /// the substep). Returns true when some collider is a candidate.
-    #[inline(always)]
     pub fn find<S: Store<L>>(&mut self, st: &mut S, b: &Block<L>, set: &ColliderSet) -> bool {
         self.cands.clear();
         self.cand_m.clear();
@@ -271,7 +270,6 @@ impl<L: Lane> Contacts<L> {
     /// The row-level broad phase: for each candidate, the rows of the
     /// first and last segments whose motion this substep, grown by
     /// `margin`, reaches it in a lane for which it is a candidate.
-    #[inline(always)]
     fn find_spans<S: Store<L>>(&mut self, st: &S, world: &[WorldCollider], margin: L) {
         let n = st.rows();
         self.span.clear();
@@ -300,7 +298,6 @@ impl<L: Lane> Contacts<L> {
 
     /// Records on which side of each candidate every particle and segment
     /// starts the substep (its outward normal there).
-    #[inline(always)]
     fn remember_sides<S: Store<L>>(&mut self, st: &S, world: &[WorldCollider], margin: L) {
         let n = st.rows();
         let zero = s::<L>(0.0);
@@ -336,7 +333,6 @@ impl<L: Lane> Contacts<L> {
     }
 
     /// Continuous collision of every free particle's motion this substep.
-    #[inline(always)]
     fn sweep<S: Store<L>>(&mut self, st: &mut S, b: &Block<L>, world: &[WorldCollider]) {
         let r = b.radius;
         let one = s::<L>(1.0);
@@ -397,7 +393,6 @@ impl<L: Lane> Contacts<L> {
     /// configurations (linear in time, spaced so that it cannot skip the
     /// shape); at the first one in contact both particles are put there,
     /// keeping their motion along the surface.
-    #[inline(always)]
     fn sweep_segments<S: Store<L>>(&mut self, st: &mut S, b: &Block<L>, world: &[WorldCollider]) {
         let r = b.radius;
         let (zero, one) = (s::<L>(0.0), s::<L>(1.0));
@@ -472,7 +467,6 @@ impl<L: Lane> Contacts<L> {
 
     /// One contact pass, run after every constraint sweep: pushes particles
     /// and segments out of the candidate colliders to the cable radius.
-    #[inline(always)]
     pub fn project<S: Store<L>>(&mut self, st: &mut S, b: &Block<L>, set: &ColliderSet) {
         let world = set.prepared();
         let r = b.radius;
@@ -549,7 +543,6 @@ impl<L: Lane> Contacts<L> {
 
     /// Friction after the iterations, then one more contact pass (sliding
     /// along a curved surface or past an edge can dip into it).
-    #[inline(always)]
     pub fn finish<S: Store<L>>(&mut self, st: &mut S, b: &Block<L>, set: &ColliderSet, mu: f32) {
         if mu > 0.0 {
             self.friction(st, set.prepared(), mu);
@@ -558,7 +551,6 @@ impl<L: Lane> Contacts<L> {
     }
 
     /// Position-based Coulomb friction with coefficient `mu`.
-    #[inline(always)]
     fn friction<S: Store<L>>(&mut self, st: &mut S, world: &[WorldCollider], mu: f32) {
         let zero = s::<L>(0.0);
         for i in 0..st.rows() {

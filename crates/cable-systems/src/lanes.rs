@@ -11,7 +11,7 @@
 //!
 //! The chain along a cable is latency bound (a `sqrt` and a division per
 //! segment), so up to [`GROUPS_IN_FLIGHT`] groups of the same key form a
-//! *bundle* solved as one block of 8, 16 or 32 lanes: the kernel's lane
+//! *bundle* solved as one block of 8 or 32 lanes: the kernel's lane
 //! operations on a 32-lane block are four independent 8-wide operations,
 //! whose chains overlap in the CPU.
 //!
@@ -281,12 +281,12 @@ fn run_avx2<const W: usize>(b: &mut Bundle<W>, sh: &Shared<'_>, n: u32) {
     b.run_inline(sh, n);
 }
 
-/// A bundle of one of the three widths.
+/// A bundle of one of the two widths (8 lanes for a key's lone group, 32
+/// for up to four; a third width would cost compile time, not speed).
 #[derive(Clone, Debug)]
 #[allow(clippy::large_enum_variant)] // bundles live in one Vec, each sized once per plan
 enum AnyBundle {
     One(Bundle<8>),
-    Two(Bundle<16>),
     Four(Bundle<32>),
 }
 
@@ -294,7 +294,6 @@ macro_rules! each {
     ($b:expr, $x:ident => $e:expr) => {
         match $b {
             AnyBundle::One($x) => $e,
-            AnyBundle::Two($x) => $e,
             AnyBundle::Four($x) => $e,
         }
     };
@@ -304,7 +303,6 @@ impl AnyBundle {
     fn with_groups(groups: usize) -> Self {
         match groups {
             1 => Self::One(Bundle::default()),
-            2 => Self::Two(Bundle::default()),
             _ => Self::Four(Bundle::default()),
         }
     }
@@ -367,7 +365,7 @@ impl LanesWorld {
             };
             for chunk in self.order[start..start + in_lanes].chunks(LANES * GROUPS_IN_FLIGHT) {
                 let groups = chunk.len().div_ceil(LANES);
-                let width = if groups == 3 { 4 } else { groups } * LANES;
+                let width = if groups == 1 { 1 } else { GROUPS_IN_FLIGHT } * LANES;
                 if used == self.bundles.len() || self.bundles[used].width() != width {
                     let fresh = AnyBundle::with_groups(width / LANES);
                     if used == self.bundles.len() {
@@ -440,4 +438,57 @@ pub fn advance(
         each!(&bundles[(s >> 8) as usize], b => b.scatter(lane, c.pos, c.prev));
     });
     world.synced = Some((pool.revision(), *params));
+}
+
+#[cfg(test)]
+mod tests {
+    use cable_core::{CableDesc, Collider, ParticlePool};
+    use glam::Vec3;
+
+    use crate::simd::{self, Simd};
+    use crate::{Layout, SolverParams, Stepper};
+
+    /// The one `unsafe` call of the crate (the AVX2 path) and the baseline
+    /// path give the same bits as the one-lane layout. Small enough for
+    /// Miri: `cargo +nightly miri test -p cable-systems --lib lanes` (with
+    /// `RUSTFLAGS="-C target-feature=+avx2"` to take the AVX2 path there).
+    #[test]
+    fn every_simd_path_matches_the_one_lane_layout() {
+        let run = |layout: Layout| {
+            let mut pool = ParticlePool::new();
+            for k in 0..9 {
+                let z = k as f32 * 0.3;
+                let mut d = CableDesc::line(Vec3::new(0.0, 0.0, z), Vec3::new(2.0, 0.0, z), 2.5, 4)
+                    .expect("valid");
+                d.params.compliance = if k % 2 == 0 { 0.0 } else { 1.0e-3 };
+                pool.add_cable(&d).expect("fits");
+            }
+            pool.colliders_mut()
+                .add(Collider::plane(Vec3::Y, -0.6).expect("valid"));
+            let params = SolverParams {
+                iterations: 2,
+                friction: 0.3,
+                ..SolverParams::default()
+            };
+            let mut st = Stepper::with_layout(params, layout).expect("valid");
+            st.run_substeps(&mut pool, 3);
+            pool.all_positions().to_vec()
+        };
+        let want = run(Layout::Soa);
+        let mut paths = vec![Simd::Baseline];
+        if simd::detected() == Simd::Avx2 {
+            paths.push(Simd::Avx2);
+        }
+        for path in paths {
+            simd::force(Some(path));
+            let got = run(Layout::Lanes8);
+            simd::force(None);
+            assert!(
+                got.iter()
+                    .zip(&want)
+                    .all(|(a, b)| a.to_array().map(f32::to_bits) == b.to_array().map(f32::to_bits)),
+                "{path:?} differs from soa"
+            );
+        }
+    }
 }
