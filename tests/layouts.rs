@@ -251,11 +251,8 @@ fn every_layout_is_bitwise_the_scalar_solver_with_colliders() {
                     "seed {seed}: layout {layout} with {threads} threads and colliders differs from the scalar solver"
                 );
                 if layout == Layout::Lanes8 {
-                    // Cables far from every collider stay in lane groups, the rest go scalar.
-                    assert!(
-                        lane_cables < cables,
-                        "seed {seed}: no cable near a collider"
-                    );
+                    // Contacts run in the lanes: cables near colliders stay in lane groups too.
+                    assert!(lane_cables <= cables);
                     lanes_used += lane_cables;
                 }
             }

@@ -65,6 +65,8 @@ pub struct Contacts<L: Lane> {
     /// positions, grown by the margin, reach it in some lane (the row-level
     /// broad phase: a draped cable's rows far from the ground skip it).
     span: Vec<(usize, usize)>,
+    /// Per candidate and lane: that lane's own `lo..hi` (as lane values).
+    lane_span: Vec<(L, L)>,
     /// Total push-out of each particle this substep, metres.
     push: Vec<V3<L>>,
     /// Index of the last collider that pushed each particle, or `NONE`.
@@ -145,6 +147,19 @@ fn overlap<L: Lane>(z: &Bounds<L>, o: &Bounds<L>) -> L::M {
         & o.min.x.le(z.max.x)
         & o.min.y.le(z.max.y)
         & o.min.z.le(z.max.z)
+}
+
+/// Lanes whose span `lo..hi` holds row `i`.
+#[inline(always)]
+fn row_in<L: Lane>((lo, hi): (L, L), i: usize) -> L::M {
+    let x = s::<L>(i as f32);
+    lo.le(x) & x.lt(hi)
+}
+
+/// Lanes whose span `lo..hi` holds a row of segment `i`.
+#[inline(always)]
+fn seg_in<L: Lane>((lo, hi): (L, L), i: usize) -> L::M {
+    lo.le(s((i + 1) as f32)) & s::<L>(i as f32).lt(hi)
 }
 
 /// The segments next to rows `lo..hi` of a cable of `n` rows: every
@@ -273,6 +288,7 @@ impl<L: Lane> Contacts<L> {
     fn find_spans<S: Store<L>>(&mut self, st: &S, world: &[WorldCollider], margin: L) {
         let n = st.rows();
         self.span.clear();
+        self.lane_span.clear();
         for (ci, &k) in self.cands.iter().enumerate() {
             let col = &world[k as usize];
             let cm = self.cand_m[ci];
@@ -287,12 +303,30 @@ impl<L: Lane> Contacts<L> {
                     WorldShape::Plane { normal, offset } => plane_near(normal, offset, &b, margin),
                     _ => b.expand(margin).overlaps(&col.aabb),
                 };
-                (m & cm).any()
+                m & cm
             };
-            let segs = n - 1;
-            let lo = (0..segs).find(|&i| reach(i)).unwrap_or(n);
-            let hi = (lo..segs).rev().find(|&i| reach(i)).map_or(lo, |i| i + 2);
-            self.span.push((lo, hi));
+            // Per lane: the first and one past the last row of the reaching
+            // segments (each lane exactly its own one-lane answer), and
+            // their union as the loop bounds.
+            let mut lo = s::<L>(n as f32);
+            let mut hi = lo;
+            let mut seen = L::M::splat(false);
+            for i in 0..n - 1 {
+                let r = reach(i);
+                if r.none() {
+                    continue;
+                }
+                lo = L::select(r & !seen, s(i as f32), lo);
+                hi = L::select(r, s((i + 2) as f32), hi);
+                seen = seen | r;
+            }
+            let (mut ulo, mut uhi) = (n, 0);
+            for l in (0..L::WIDTH).filter(|&l| seen.lane(l)) {
+                ulo = ulo.min(lo.lane(l) as usize);
+                uhi = uhi.max(hi.lane(l) as usize);
+            }
+            self.span.push((ulo, uhi.max(ulo)));
+            self.lane_span.push((lo, hi));
         }
     }
 
@@ -312,10 +346,11 @@ impl<L: Lane> Contacts<L> {
             let zone = grown(&col.aabb, margin);
             let side = &mut self.side[2 * n * ci..2 * n * (ci + 1)];
             let (lo, hi) = self.span[ci];
+            let ls = self.lane_span[ci];
             let (slo, shi) = seg_span(lo, hi, n);
             for (i, sd) in side[..n].iter_mut().enumerate().take(hi).skip(lo) {
                 let p = st.prev(i);
-                let m = cm & contains(&zone, p);
+                let m = cm & row_in(ls, i) & contains(&zone, p);
                 if m.any() {
                     let (phi, nrm) = point_contact_l(&col.shape, p);
                     *sd = nrm.keep(m & zero.lt(phi));
@@ -323,7 +358,7 @@ impl<L: Lane> Contacts<L> {
             }
             for i in slo..shi {
                 let (a, bq) = (st.prev(i), st.prev(i + 1));
-                let m = cm & overlap(&zone, &Bounds::of(a, bq));
+                let m = cm & seg_in(ls, i) & overlap(&zone, &Bounds::of(a, bq));
                 if m.any() {
                     let (_, phi, nrm) = segment_contact_l(&col.shape, a, bq);
                     side[n + i] = nrm.keep(m & zero.lt(phi));
@@ -354,7 +389,10 @@ impl<L: Lane> Contacts<L> {
                     continue;
                 }
                 let col = &world[k as usize];
-                let m = active & self.cand_m[ci] & path.overlaps(&col.aabb);
+                let m = active
+                    & self.cand_m[ci]
+                    & row_in(self.lane_span[ci], i)
+                    & path.overlaps(&col.aabb);
                 if m.none() {
                     continue;
                 }
@@ -408,6 +446,7 @@ impl<L: Lane> Contacts<L> {
             let step = s::<L>(0.5 * thickness) + r;
             let kf = s::<L>(k as f32);
             let (lo, hi) = self.span[ci];
+            let ls = self.lane_span[ci];
             let (slo, shi) = seg_span(lo, hi, st.rows());
             for i in slo..shi {
                 let (wa, wb) = (st.w(i), st.w(i + 1));
@@ -415,7 +454,7 @@ impl<L: Lane> Contacts<L> {
                 let (pa, pb) = (st.pos(i), st.pos(i + 1));
                 let (da, db) = (pa - a0, pb - b0);
                 let motion = da.length().max(db.length());
-                let mut m = self.cand_m[ci] & zero.lt(wa + wb) & step.lt(motion);
+                let mut m = self.cand_m[ci] & seg_in(ls, i) & zero.lt(wa + wb) & step.lt(motion);
                 if m.none() {
                     continue;
                 }
@@ -480,13 +519,14 @@ impl<L: Lane> Contacts<L> {
             let side = &self.side[2 * n * ci..2 * n * (ci + 1)];
             let plane = matches!(col.shape, WorldShape::Plane { .. });
             let (lo, hi) = self.span[ci];
+            let ls = self.lane_span[ci];
             #[allow(clippy::needless_range_loop)] // rows index the store and the side memory alike
             for i in lo..hi {
                 let p = st.pos(i);
                 let m = if plane {
-                    cm & st.free(i)
+                    cm & row_in(ls, i) & st.free(i)
                 } else {
-                    cm & st.free(i) & contains(&zone, p)
+                    cm & row_in(ls, i) & st.free(i) & contains(&zone, p)
                 };
                 if m.none() {
                     continue;
@@ -513,7 +553,7 @@ impl<L: Lane> Contacts<L> {
             for i in slo..shi {
                 let (wa, wb) = (st.w(i), st.w(i + 1));
                 let (a, bq) = (st.pos(i), st.pos(i + 1));
-                let m = cm & zero.lt(wa + wb) & overlap(&zone, &Bounds::of(a, bq));
+                let m = cm & seg_in(ls, i) & zero.lt(wa + wb) & overlap(&zone, &Bounds::of(a, bq));
                 if m.none() {
                     continue;
                 }
