@@ -77,6 +77,31 @@ pub struct CableParams {
     pub sides: u32,
     /// Texture repeats along the cable (UE's `TileMaterial`). Default 1.
     pub tile: f32,
+    /// Long-range attachments ("tethers", Kim et al. 2012): every free
+    /// particle stays within its rest distance along the cable from the
+    /// nearest pinned particle on each side, so a hanging cable does not
+    /// stretch whatever its resolution. Default true.
+    pub tethers: bool,
+    /// Bending rigidity `EI`, N·m² (≥ 0): each inner particle resists the
+    /// change of its discrete curvature from the rest shape (straight for
+    /// [`CableDesc::line`], the initial polyline for
+    /// [`CableDesc::from_points`]) with the XPBD compliance
+    /// `l̄ / EI` (`l̄` the mean of the two segments' rest lengths), the
+    /// discrete elastic rod's bending energy. 0 = off. Default 0.
+    pub bend_stiffness: f32,
+    /// A segment whose tension exceeds this many newtons breaks (its
+    /// distance constraint is removed for good). `None`: unbreakable.
+    pub break_tension: Option<f32>,
+    /// Winch at the start end, m/s: the rest length changes at this rate
+    /// (positive pays out, negative reels in); particles are added or
+    /// removed next to the start as needed. Default 0.
+    pub reel_speed: f32,
+    /// Shortest rest length the winch reels in to, metres. `None`: one
+    /// segment's length (set when the cable is added).
+    pub min_length: Option<f32>,
+    /// Longest rest length the winch pays out to, metres. `None`: 4 × the
+    /// initial length (set when the cable is added).
+    pub max_length: Option<f32>,
 }
 
 impl Default for CableParams {
@@ -89,6 +114,12 @@ impl Default for CableParams {
             radius: 0.05,
             sides: 8,
             tile: 1.0,
+            tethers: true,
+            bend_stiffness: 0.0,
+            break_tension: None,
+            reel_speed: 0.0,
+            min_length: None,
+            max_length: None,
         }
     }
 }
@@ -146,6 +177,56 @@ impl CableParams {
                 expected: "must be greater than 0 and at most 1e6",
                 value: f64::from(t),
             });
+        }
+        let ei = check_finite("bend_stiffness", self.bend_stiffness)?;
+        if !(0.0..=1.0e12).contains(&ei) {
+            return Err(CableError::OutOfRange {
+                field: "bend_stiffness",
+                expected: "must be between 0 and 1e12",
+                value: f64::from(ei),
+            });
+        }
+        if let Some(b) = self.break_tension {
+            let b = check_finite("break_tension", b)?;
+            if b <= 0.0 {
+                return Err(CableError::OutOfRange {
+                    field: "break_tension",
+                    expected: "must be greater than 0",
+                    value: f64::from(b),
+                });
+            }
+        }
+        let v = check_finite("reel_speed", self.reel_speed)?;
+        if v.abs() > 1.0e4 {
+            return Err(CableError::OutOfRange {
+                field: "reel_speed",
+                expected: "must lie within ±1e4",
+                value: f64::from(v),
+            });
+        }
+        for (field, l) in [
+            ("min_length", self.min_length),
+            ("max_length", self.max_length),
+        ] {
+            if let Some(l) = l {
+                let l = check_finite(field, l)?;
+                if !(l > 0.0 && l <= 1.0e7) {
+                    return Err(CableError::OutOfRange {
+                        field,
+                        expected: "must be greater than 0 and at most 1e7",
+                        value: f64::from(l),
+                    });
+                }
+            }
+        }
+        if let (Some(lo), Some(hi)) = (self.min_length, self.max_length) {
+            if lo > hi {
+                return Err(CableError::OutOfRange {
+                    field: "min_length",
+                    expected: "must be at most max_length",
+                    value: f64::from(lo),
+                });
+            }
         }
         Ok(())
     }
@@ -229,6 +310,12 @@ pub struct CableDesc {
     pub attach_end: bool,
     /// Physical and render parameters.
     pub params: CableParams,
+    /// Indices of more particles pinned where they start (inverse mass 0),
+    /// besides the attached ends. Each must be less than the particle count.
+    pub pins: Vec<u32>,
+    /// Linear density, kg/m (> 0): each particle gets half the mass of each
+    /// segment next to it. `None`: every particle weighs 1 kg.
+    pub mass_per_length: Option<f32>,
 }
 
 impl CableDesc {
@@ -321,7 +408,54 @@ impl CableDesc {
             attach_start: true,
             attach_end: true,
             params: CableParams::default(),
+            pins: Vec::new(),
+            mass_per_length: None,
         }
+    }
+
+    /// The inverse mass of each particle before pinning, 1/kg: 1 without
+    /// [`CableDesc::mass_per_length`], else the inverse of half the mass
+    /// of each segment next to the particle.
+    ///
+    /// # Errors
+    /// `mass_per_length` not finite and greater than 0, or so small or so
+    /// large that a particle's inverse mass is not a finite positive number.
+    pub fn inverse_masses(&self) -> Result<Vec<f32>, CableError> {
+        let n = self.particle_count();
+        let Some(rho) = self.mass_per_length else {
+            return Ok(vec![1.0; n]);
+        };
+        let rho = check_finite("mass_per_length", rho)?;
+        if rho <= 0.0 {
+            return Err(CableError::OutOfRange {
+                field: "mass_per_length",
+                expected: "must be greater than 0",
+                value: f64::from(rho),
+            });
+        }
+        let rest = &self.geometry.rest;
+        (0..n)
+            .map(|i| {
+                let left = if i > 0 { rest[i - 1] } else { 0.0 };
+                let right = rest.get(i).copied().unwrap_or(0.0);
+                let w = 1.0 / (0.5 * rho * (left + right));
+                if w.is_finite() && w > 0.0 {
+                    Ok(w)
+                } else {
+                    Err(CableError::OutOfRange {
+                        field: "mass_per_length",
+                        expected: "gives a particle mass that is zero or not finite",
+                        value: f64::from(rho),
+                    })
+                }
+            })
+            .collect()
+    }
+
+    /// Total rest length, metres.
+    #[must_use]
+    pub fn length(&self) -> f32 {
+        self.geometry.rest.iter().sum()
     }
 
     /// Number of particles (segments + 1).

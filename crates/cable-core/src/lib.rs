@@ -29,7 +29,10 @@ pub use bvh::{Aabb, Bvh};
 pub use cable::{CableDesc, CableHandle, CableParams, End, MAX_COMPLIANCE};
 pub use collider::{Collider, ColliderHandle, ColliderSet, Shape, WorldCollider, WorldShape};
 pub use error::CableError;
-pub use pool::{CableMut, CableRef, Columns, DEFAULT_PARTICLE_BUDGET, PAR_GRAIN, ParticlePool};
+pub use pool::{
+    CableMut, CableRef, Columns, DEFAULT_PARTICLE_BUDGET, NO_ANCHOR, PAR_GRAIN, ParticlePool,
+    RowConst, discrete_curvature,
+};
 
 /// Largest accepted coordinate magnitude, metres. Beyond it f32 positions
 /// lose millimetre precision and squared distances approach overflow.

@@ -12,6 +12,34 @@ use crate::error::{CableError, check_finite, check_vec3};
 mod access;
 pub use access::CableRef;
 
+/// [`RowConst::anchor`] of a side with no pinned particle.
+pub const NO_ANCHOR: u32 = u32::MAX;
+
+/// Solver constants of one particle, derived from its cable's geometry,
+/// pins and parameters, kept by the pool (`ParticlePool::row_consts`) and
+/// recomputed when any of those change.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct RowConst {
+    /// Row, within the cable, of the nearest pinned particle towards the
+    /// start (index 0) and towards the end (index 1) with no broken
+    /// segment in between; [`NO_ANCHOR`] when there is none or tethers are
+    /// off ([`CableParams::tethers`]), or the particle is itself pinned.
+    pub anchor: [u32; 2],
+    /// Rest length along the cable to each anchor, metres: the tether's
+    /// reach.
+    pub reach: [f32; 2],
+    /// Rest curvature at this particle, `2·tan(θ₀/2)` of the turning angle
+    /// `θ₀` of the initial polyline (0 on end particles and straight cables).
+    pub kappa0: f32,
+    /// XPBD compliance of the curvature constraint at this particle,
+    /// `l̄ / EI` in 1/(N·m) ([`CableParams::bend_stiffness`]); 0 = no
+    /// constraint (end particles, `EI` = 0, or a broken segment next to it).
+    pub bend_compliance: f32,
+    /// The segment from this particle to the next is intact (false on the
+    /// last particle and once the segment broke).
+    pub linked: bool,
+}
+
 /// Default particle budget of [`ParticlePool::new`]: 64 Mi particles
 /// (about 2.5 GiB of columns).
 pub const DEFAULT_PARTICLE_BUDGET: usize = 64 << 20;
@@ -77,6 +105,8 @@ pub struct ParticlePool {
     rest: Vec<f32>,
     lambda: Vec<f32>,
     lambda_bend: Vec<f32>,
+    row_const: Vec<RowConst>,
+    lambda_row: Vec<[f32; 3]>,
     cables: Vec<CableRecord>,
     slots: Vec<Slot>,
     free_slots: Vec<u32>,
@@ -117,6 +147,8 @@ impl ParticlePool {
             rest: Vec::new(),
             lambda: Vec::new(),
             lambda_bend: Vec::new(),
+            row_const: Vec::new(),
+            lambda_row: Vec::new(),
             cables: Vec::new(),
             slots: Vec::new(),
             free_slots: Vec::new(),
@@ -192,6 +224,36 @@ impl ParticlePool {
                 got: count,
             });
         }
+        for &pin in &desc.pins {
+            if pin as usize >= count {
+                return Err(CableError::OutOfRange {
+                    field: "pins",
+                    expected: "every index must be less than the number of particles",
+                    value: f64::from(pin),
+                });
+            }
+        }
+        let inv_mass = desc.inverse_masses()?;
+        let mut params = desc.params;
+        let length = desc.length();
+        let min = params.min_length.unwrap_or(geo.rest[0]);
+        let max = params.max_length.unwrap_or(4.0 * length);
+        if !(min > 0.0 && min <= length) {
+            return Err(CableError::OutOfRange {
+                field: "min_length",
+                expected: "must be greater than 0 and at most the cable's initial length",
+                value: f64::from(min),
+            });
+        }
+        if !(max >= length && max.is_finite()) {
+            return Err(CableError::OutOfRange {
+                field: "max_length",
+                expected: "must be at least the cable's initial length",
+                value: f64::from(max),
+            });
+        }
+        params.min_length = Some(min);
+        params.max_length = Some(max);
         let live = self.particle_count();
         if count > self.budget.saturating_sub(live) {
             return Err(CableError::BudgetExceeded {
@@ -207,18 +269,33 @@ impl ParticlePool {
         let first = self.pos.len();
         self.pos.extend_from_slice(&geo.points);
         self.prev.extend_from_slice(&geo.points);
-        self.inv_mass.extend(std::iter::repeat_n(1.0, count));
+        self.inv_mass.extend_from_slice(&inv_mass);
+        for &pin in &desc.pins {
+            self.inv_mass[first + pin as usize] = 0.0;
+        }
         self.rest.extend_from_slice(&geo.rest);
         self.rest.push(0.0);
         self.lambda.extend(std::iter::repeat_n(0.0, count));
         self.lambda_bend.extend(std::iter::repeat_n(0.0, count));
+        self.lambda_row.extend(std::iter::repeat_n([0.0; 3], count));
+        self.row_const.extend((0..count).map(|i| RowConst {
+            anchor: [NO_ANCHOR; 2],
+            reach: [0.0; 2],
+            kappa0: if i == 0 || i + 1 == count {
+                0.0
+            } else {
+                discrete_curvature(geo.points[i - 1], geo.points[i], geo.points[i + 1])
+            },
+            bend_compliance: 0.0,
+            linked: i + 1 < count,
+        }));
         let mut record = CableRecord {
             handle,
             first,
             count,
-            params: desc.params,
+            params,
             attach: [None, None],
-            end_inv_mass: [1.0, 1.0],
+            end_inv_mass: [inv_mass[0], inv_mass[count - 1]],
             alive: true,
         };
         for (end, on) in [(End::Start, desc.attach_start), (End::End, desc.attach_end)] {
@@ -230,8 +307,74 @@ impl ParticlePool {
         }
         self.slots[handle.index as usize].record = Some(self.cables.len() as u32);
         self.cables.push(record);
+        self.refresh_rows(self.cables.len() - 1);
         self.debug_check();
         Ok(handle)
+    }
+
+    /// Recomputes the derived [`RowConst`]s of cable record `rec` (tether
+    /// anchors and reaches, bending compliances) from its inverse masses,
+    /// rest lengths, links and parameters.
+    fn refresh_rows(&mut self, rec: usize) {
+        let r = &self.cables[rec];
+        let rows = r.first..r.first + r.count;
+        let params = r.params;
+        let w = &self.inv_mass[rows.clone()];
+        let rest = &self.rest[rows.clone()];
+        let k = &mut self.row_const[rows];
+        let n = k.len();
+        // Towards the start: walk forward, remembering the last pinned particle.
+        let mut anchor = NO_ANCHOR;
+        let mut reach = 0.0f32;
+        for i in 0..n {
+            if i > 0 {
+                if k[i - 1].linked {
+                    reach += rest[i - 1];
+                } else {
+                    anchor = NO_ANCHOR;
+                }
+            }
+            if w[i] == 0.0 {
+                anchor = i as u32;
+                reach = 0.0;
+                k[i].anchor[0] = NO_ANCHOR;
+            } else {
+                k[i].anchor[0] = if params.tethers { anchor } else { NO_ANCHOR };
+            }
+            k[i].reach[0] = reach;
+        }
+        let mut anchor = NO_ANCHOR;
+        let mut reach = 0.0f32;
+        for i in (0..n).rev() {
+            if i + 1 < n {
+                if k[i].linked {
+                    reach += rest[i];
+                } else {
+                    anchor = NO_ANCHOR;
+                }
+            }
+            if w[i] == 0.0 {
+                anchor = i as u32;
+                reach = 0.0;
+                k[i].anchor[1] = NO_ANCHOR;
+            } else {
+                k[i].anchor[1] = if params.tethers { anchor } else { NO_ANCHOR };
+            }
+            k[i].reach[1] = reach;
+        }
+        for i in 0..n {
+            let inner = i > 0 && i + 1 < n && k[i - 1].linked && k[i].linked;
+            k[i].bend_compliance = if inner && params.bend_stiffness > 0.0 {
+                let c = 0.5 * (rest[i - 1] + rest[i]) / params.bend_stiffness;
+                if c.is_finite() && c <= crate::MAX_COMPLIANCE {
+                    c
+                } else {
+                    0.0
+                }
+            } else {
+                0.0
+            };
+        }
     }
 
     fn alloc_slot(&mut self) -> CableHandle {
@@ -295,7 +438,9 @@ impl ParticlePool {
                 self.inv_mass.copy_within(src.clone(), write);
                 self.rest.copy_within(src.clone(), write);
                 self.lambda.copy_within(src.clone(), write);
-                self.lambda_bend.copy_within(src, write);
+                self.lambda_bend.copy_within(src.clone(), write);
+                self.row_const.copy_within(src.clone(), write);
+                self.lambda_row.copy_within(src, write);
             }
             let mut rec = self.cables[i].clone();
             rec.first = write;
@@ -315,6 +460,8 @@ impl ParticlePool {
         }
         self.pos.truncate(write);
         self.prev.truncate(write);
+        self.row_const.truncate(write);
+        self.lambda_row.truncate(write);
         self.garbage_rows = 0;
         self.dead_records = 0;
         self.debug_check();
@@ -412,6 +559,52 @@ impl ParticlePool {
         Ok(&self.rest[self.rows(handle)?])
     }
 
+    /// Derived solver constants of each particle of a cable (tether anchors
+    /// and reaches, rest curvature, bending compliance, intact segments).
+    ///
+    /// # Errors
+    /// [`CableError::StaleHandle`] when the handle is not live.
+    pub fn row_consts(&self, handle: CableHandle) -> Result<&[RowConst], CableError> {
+        Ok(&self.row_const[self.rows(handle)?])
+    }
+
+    /// The multipliers the last substep's constraints accumulated, per
+    /// particle: the segment starting at each particle (kg·m; tension is
+    /// this / substep²), and the start-side tether, end-side tether and
+    /// curvature constraint of each particle. Written only while the
+    /// stepper tracks tension (`cable_systems::Stepper::set_track_tension`).
+    ///
+    /// # Errors
+    /// [`CableError::StaleHandle`] when the handle is not live.
+    pub fn multipliers(&self, handle: CableHandle) -> Result<(&[f32], &[[f32; 3]]), CableError> {
+        let rows = self.rows(handle)?;
+        Ok((&self.lambda[rows.clone()], &self.lambda_row[rows]))
+    }
+
+    /// Breaks segment `segment` (from particle `segment` to `segment + 1`)
+    /// for good: its distance constraint, and the bending and tethers
+    /// across it, are removed. Breaking a broken segment changes nothing.
+    ///
+    /// # Errors
+    /// Stale handle, or a segment index not less than the segment count.
+    pub fn break_segment(&mut self, handle: CableHandle, segment: usize) -> Result<(), CableError> {
+        let i = self.record_index(handle)?;
+        let rec = &self.cables[i];
+        if segment + 1 >= rec.count {
+            return Err(CableError::ParticleOutOfRange {
+                index: segment,
+                len: rec.count - 1,
+            });
+        }
+        let row = rec.first + segment;
+        if self.row_const[row].linked {
+            self.touch();
+            self.row_const[row].linked = false;
+            self.refresh_rows(i);
+        }
+        Ok(())
+    }
+
     /// Sets the inverse mass (1/kg) of one particle; 0 pins it in place.
     /// A particle that is attached keeps inverse mass 0 until detached, and
     /// gets this value then.
@@ -448,6 +641,7 @@ impl ParticlePool {
             }
         }
         self.inv_mass[rec.first + index] = w;
+        self.refresh_rows(rec_i);
         Ok(())
     }
 
@@ -471,7 +665,13 @@ impl ParticlePool {
         self.touch();
         params.validate()?;
         let i = self.record_index(handle)?;
+        let old = self.cables[i].params;
+        let mut params = params;
+        // Winch bounds resolved when the cable was added stay unless given.
+        params.min_length = params.min_length.or(old.min_length);
+        params.max_length = params.max_length.or(old.max_length);
         self.cables[i].params = params;
+        self.refresh_rows(i);
         Ok(())
     }
 
@@ -519,7 +719,11 @@ impl ParticlePool {
             (true, false) => self.inv_mass[row] = rec.end_inv_mass[slot],
             _ => {}
         }
+        let changed = rec.attach[slot].is_some() != target.is_some();
         rec.attach[slot] = target;
+        if changed {
+            self.refresh_rows(i);
+        }
         Ok(())
     }
 
@@ -591,6 +795,8 @@ impl ParticlePool {
             rest: &self.rest,
             lambda: &mut self.lambda,
             lambda_bend: &mut self.lambda_bend,
+            row_const: &self.row_const,
+            lambda_row: &mut self.lambda_row,
             cables: &mut self.cables,
             colliders: &self.colliders,
         }
@@ -616,10 +822,23 @@ impl ParticlePool {
                 && self.inv_mass.len() == n
                 && self.rest.len() == n
                 && self.lambda.len() == n
-                && self.lambda_bend.len() == n,
+                && self.lambda_bend.len() == n
+                && self.row_const.len() == n
+                && self.lambda_row.len() == n,
             "ParticlePool columns out of step"
         );
     }
+}
+
+/// The discrete curvature `2·|e₁ × e₂| / (|e₁||e₂| + e₁·e₂)` (that is
+/// `2·tan(θ/2)` of the turning angle θ) at `b` of the polyline `a, b, c`;
+/// 0 where it is not defined (a reversal or a degenerate segment).
+#[must_use]
+pub fn discrete_curvature(a: Vec3, b: Vec3, c: Vec3) -> f32 {
+    let (e1, e2) = (b - a, c - b);
+    let den = e1.length() * e2.length() + e1.dot(e2);
+    let k = 2.0 * e1.cross(e2).length() / den;
+    if den > 0.0 && k.is_finite() { k } else { 0.0 }
 }
 
 /// Offset of an end's particle within a cable of `count` particles.
@@ -670,6 +889,8 @@ pub struct Columns<'a> {
     rest: &'a [f32],
     lambda: &'a mut [f32],
     lambda_bend: &'a mut [f32],
+    row_const: &'a [RowConst],
+    lambda_row: &'a mut [[f32; 3]],
     cables: &'a mut [CableRecord],
     colliders: &'a ColliderSet,
 }
@@ -691,6 +912,11 @@ pub struct CableMut<'a> {
     pub lambda: &'a mut [f32],
     /// XPBD multipliers of the bending constraints (solver scratch).
     pub lambda_bend: &'a mut [f32],
+    /// Derived solver constants of each particle.
+    pub row_const: &'a [RowConst],
+    /// Multipliers of each particle's start-side tether, end-side tether
+    /// and curvature constraint (solver scratch).
+    pub lambda_row: &'a mut [[f32; 3]],
     /// The cable's parameters.
     pub params: &'a CableParams,
     /// Attachment target of each end ([`End::slot`] order).
@@ -726,6 +952,8 @@ impl<'a> Columns<'a> {
         let (r0, r1) = self.rest.split_at(row);
         let (l0, l1) = self.lambda.split_at_mut(row);
         let (b0, b1) = self.lambda_bend.split_at_mut(row);
+        let (k0, k1) = self.row_const.split_at(row);
+        let (x0, x1) = self.lambda_row.split_at_mut(row);
         (
             Columns {
                 base: self.base,
@@ -736,6 +964,8 @@ impl<'a> Columns<'a> {
                 rest: r0,
                 lambda: l0,
                 lambda_bend: b0,
+                row_const: k0,
+                lambda_row: x0,
                 cables: c0,
                 colliders: self.colliders,
             },
@@ -748,6 +978,8 @@ impl<'a> Columns<'a> {
                 rest: r1,
                 lambda: l1,
                 lambda_bend: b1,
+                row_const: k1,
+                lambda_row: x1,
                 cables: c1,
                 colliders: self.colliders,
             },
@@ -785,6 +1017,8 @@ impl<'a> Columns<'a> {
             rest: self.rest,
             lambda: self.lambda,
             lambda_bend: self.lambda_bend,
+            row_const: self.row_const,
+            lambda_row: self.lambda_row,
             params: &self.cables[0].params,
             attach: &self.cables[0].attach,
             colliders: self.colliders,

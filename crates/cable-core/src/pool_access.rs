@@ -103,7 +103,8 @@ impl ParticlePool {
             pos: &self.pos[rows.clone()],
             prev: &self.prev[rows.clone()],
             inv_mass: &self.inv_mass[rows.clone()],
-            rest: &self.rest[rows],
+            rest: &self.rest[rows.clone()],
+            row_const: &self.row_const[rows],
             params: &rec.params,
             attach: &rec.attach,
         })
@@ -124,6 +125,8 @@ pub struct CableRef<'a> {
     pub inv_mass: &'a [f32],
     /// Rest length of the segment starting at each row, metres; last entry 0.
     pub rest: &'a [f32],
+    /// Derived solver constants of each particle.
+    pub row_const: &'a [super::RowConst],
     /// The cable's parameters.
     pub params: &'a CableParams,
     /// Attachment target of each end ([`crate::End::slot`] order).

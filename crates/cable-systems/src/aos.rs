@@ -7,17 +7,16 @@
 //! results are bitwise those of the other layouts. Buffers are kept between
 //! frames: a warmed-up step does not allocate.
 
-use cable_core::{CableParams, ParticlePool};
+use cable_core::{CableParams, NO_ANCHOR, ParticlePool, RowConst};
 use glam::Vec3;
 
-use crate::contact::Contacts;
-use crate::kernel::{self, Block, Rigid, Shared, Soft, Store};
+use crate::kernel::{self, Block, Rigid, Scratch, Shared, Soft, Store};
 use crate::lane::V3;
 use crate::layout::Stages;
 use crate::params::SolverParams;
 
 /// One particle, as the seeds store it.
-#[derive(Debug, Clone, Copy, Default)]
+#[derive(Debug, Clone, Copy)]
 pub struct AosParticle {
     /// Position, metres.
     pub pos: Vec3,
@@ -31,6 +30,31 @@ pub struct AosParticle {
     pub lambda: f32,
     /// XPBD multiplier of the bending constraint to particle + 2.
     pub lambda_bend: f32,
+    /// Derived solver constants (tethers, curvature, intact segment).
+    pub k: RowConst,
+    /// Multipliers of the tethers and the curvature constraint.
+    pub lambda_row: [f32; 3],
+}
+
+impl Default for AosParticle {
+    fn default() -> Self {
+        Self {
+            pos: Vec3::ZERO,
+            prev: Vec3::ZERO,
+            inv_mass: 0.0,
+            rest: 0.0,
+            lambda: 0.0,
+            lambda_bend: 0.0,
+            k: RowConst {
+                anchor: [NO_ANCHOR; 2],
+                reach: [0.0; 2],
+                kappa0: 0.0,
+                bend_compliance: 0.0,
+                linked: false,
+            },
+            lambda_row: [0.0; 3],
+        }
+    }
 }
 
 /// One cable object: its particles and parameters.
@@ -78,12 +102,44 @@ impl Store<f32> for AosCable {
     #[inline(always)]
     fn rigid(&self, i: usize, span: usize) -> Rigid<f32> {
         let (a, b) = (&self.particles[i], &self.particles[i + span]);
-        Rigid::new(a.inv_mass, b.inv_mass, self.rest(i, span))
+        let mut c = Rigid::new(a.inv_mass, b.inv_mass, self.rest(i, span));
+        let linked = self.linked(i, span);
+        c.ma &= linked;
+        c.mb &= linked;
+        c
     }
     #[inline(always)]
     fn soft(&self, i: usize, span: usize, alpha_t: f32) -> Soft<f32> {
         let (a, b) = (&self.particles[i], &self.particles[i + span]);
-        Soft::new(a.inv_mass, b.inv_mass, self.rest(i, span), alpha_t)
+        let mut c = Soft::new(a.inv_mass, b.inv_mass, self.rest(i, span), alpha_t);
+        c.m &= self.linked(i, span);
+        c
+    }
+    #[inline(always)]
+    fn tether(&self, i: usize, side: usize) -> (V3<f32>, f32, bool) {
+        let k = &self.particles[i].k;
+        match k.anchor[side] {
+            NO_ANCHOR => (V3::zero(), 0.0, false),
+            a => (self.particles[a as usize].pos.into(), k.reach[side], true),
+        }
+    }
+    #[inline(always)]
+    fn curv(&self, i: usize) -> (f32, f32, bool) {
+        let k = &self.particles[i].k;
+        (k.kappa0, k.bend_compliance, k.bend_compliance > 0.0)
+    }
+    #[inline(always)]
+    fn lambda_row(&self, i: usize, k: usize) -> f32 {
+        self.particles[i].lambda_row[k]
+    }
+    #[inline(always)]
+    fn set_lambda_row(&mut self, i: usize, k: usize, l: f32) {
+        self.particles[i].lambda_row[k] = l;
+    }
+    fn reset_lambda_row(&mut self) {
+        for p in &mut self.particles {
+            p.lambda_row = [0.0; 3];
+        }
     }
     #[inline(always)]
     fn lambda(&self, span: usize, i: usize) -> f32 {
@@ -108,6 +164,12 @@ impl Store<f32> for AosCable {
 }
 
 impl AosCable {
+    /// The segments between particles `i` and `i + span` are intact.
+    #[inline(always)]
+    fn linked(&self, i: usize, span: usize) -> bool {
+        self.particles[i].k.linked && (span == 1 || self.particles[i + 1].k.linked)
+    }
+
     /// Rest length between particles `i` and `i + span`.
     #[inline(always)]
     fn rest(&self, i: usize, span: usize) -> f32 {
@@ -123,7 +185,7 @@ impl AosCable {
 #[derive(Debug, Clone, Default)]
 pub struct AosWorld {
     cables: Vec<AosCable>,
-    contacts: Contacts<f32>,
+    scratch: Scratch<f32>,
     /// Pool revision and parameters right after the last write-back: while
     /// both match, the cable objects hold the pool's current state.
     synced: Option<(u64, SolverParams)>,
@@ -148,6 +210,7 @@ pub fn advance(
     params: &SolverParams,
     n: u32,
     stages: Stages,
+    track: bool,
 ) {
     let current = world.synced == Some((pool.revision(), *params));
     if current && world.synced_attach != pool.attachment_revision() {
@@ -176,14 +239,17 @@ pub fn advance(
                 rest: c.rest[r],
                 lambda: 0.0,
                 lambda_bend: 0.0,
+                k: c.row_const[r],
+                lambda_row: [0.0; 3],
             }));
         }
     }
-    let sh = Shared::new(params, pool.colliders(), stages);
+    let mut sh = Shared::new(params, pool.colliders(), stages);
+    sh.track = track;
     for obj in &mut world.cables {
         let b = Block::of_cable(&obj.params, &obj.attach, obj.particles.len(), params);
         for _ in 0..n {
-            kernel::substep(obj, &b, &sh, &mut world.contacts);
+            kernel::substep(obj, &b, &sh, &mut world.scratch);
         }
     }
     let cables = &world.cables;
@@ -196,6 +262,17 @@ pub fn advance(
         {
             *p = s.pos;
             *q = s.prev;
+        }
+        if track || cables[i].params.break_tension.is_some() {
+            for ((l, x), s) in c
+                .lambda
+                .iter_mut()
+                .zip(c.lambda_row.iter_mut())
+                .zip(&cables[i].particles)
+            {
+                *l = s.lambda;
+                *x = s.lambda_row;
+            }
         }
     });
     world.synced = Some((pool.revision(), *params));

@@ -38,7 +38,7 @@ const SOLVE: Stages = Stages {
 /// Runs `iterations` sweeps over one cable's constraints, each followed by
 /// a contact pass against the colliders near the cable, then friction.
 pub fn solve_cable(c: &mut CableMut<'_>, params: &SolverParams) {
-    advance_cable(c, params, 1, SOLVE);
+    advance_cable(c, params, 1, SOLVE, false);
 }
 
 /// Runs [`solve_cable`] on every cable of the pool, in parallel.

@@ -38,8 +38,6 @@
 //! Contacts are inelastic (no bounce). Colliders are visited in slot order
 //! and particles in row order, so results depend on the scene alone.
 
-use std::cell::RefCell;
-
 use cable_core::{Aabb, ColliderSet, WorldCollider, WorldShape};
 use std::ops::Div;
 
@@ -74,23 +72,6 @@ pub struct Contacts<L: Lane> {
     /// Per candidate: the outward normal each particle (rows `0..n`) and
     /// segment (rows `n..2n`) started the substep with, or zero.
     side: Vec<V3<L>>,
-}
-
-thread_local! {
-    static SCALAR: RefCell<Contacts<f32>> = RefCell::new(Contacts::default());
-}
-
-impl Contacts<f32> {
-    /// Runs `f` with this thread's one-lane scratch (fully rewritten by
-    /// every [`Contacts::find`], so it carries nothing between cables).
-    pub fn with_scratch<R>(f: impl FnOnce(&mut Contacts<f32>) -> R) -> R {
-        SCALAR.with(|cell| {
-            let mut c = std::mem::take(&mut *cell.borrow_mut());
-            let r = f(&mut c);
-            *cell.borrow_mut() = c;
-            r
-        })
-    }
 }
 
 #[inline(always)]

@@ -111,6 +111,19 @@ pub trait Store<L: Lane> {
     fn set_lambda(&mut self, span: usize, i: usize, l: L);
     /// Zeroes every multiplier (start of a substep).
     fn reset_lambda(&mut self);
+    /// The tether of row `i` towards the start (`side` 0) or the end (1):
+    /// the anchor particle's position, the reach, and the lanes that have
+    /// one ([`cable_core::RowConst::anchor`]).
+    fn tether(&self, i: usize, side: usize) -> (V3<L>, L, L::M);
+    /// The curvature constraint of row `i`: rest curvature, compliance
+    /// (not yet divided by h²) and the lanes that have one.
+    fn curv(&self, i: usize) -> (L, L, L::M);
+    /// Multiplier `k` of row `i`: 0 and 1 the tethers, 2 the curvature.
+    fn lambda_row(&self, i: usize, k: usize) -> L;
+    /// Sets multiplier `k` of row `i`.
+    fn set_lambda_row(&mut self, i: usize, k: usize, l: L);
+    /// Zeroes every row multiplier (start of a substep).
+    fn reset_lambda_row(&mut self);
 }
 
 /// Per-block constants of a substep.
@@ -132,6 +145,12 @@ pub struct Block<L: Lane> {
     pub stiff: bool,
     /// The distance constraints are compliant (XPBD).
     pub soft: bool,
+    /// Some lane has tethers on.
+    pub tether: bool,
+    /// Some lane has curvature constraints (bending stiffness).
+    pub curv: bool,
+    /// Some lane can break: accumulate the multipliers (tension).
+    pub track: bool,
 }
 
 impl<L: Lane> Default for Block<L> {
@@ -145,6 +164,9 @@ impl<L: Lane> Default for Block<L> {
             live: L::M::splat(false),
             stiff: false,
             soft: false,
+            tether: false,
+            curv: false,
+            track: false,
         }
     }
 }
@@ -168,6 +190,9 @@ impl<L: Lane> Block<L> {
         self.set_targets(l, attach);
         self.stiff = cable.stiffness && rows >= 3;
         self.soft = cable.compliance != 0.0;
+        self.tether |= cable.tethers;
+        self.curv |= cable.bend_stiffness > 0.0 && rows >= 3;
+        self.track |= cable.break_tension.is_some();
     }
 
     /// Sets lane `l`'s attachment targets.
@@ -205,6 +230,12 @@ pub struct Shared<'a> {
     pub colliders: &'a ColliderSet,
     /// Which stages run.
     pub stages: Stages,
+    /// Solve the distance constraints with [`crate::rod::solve_direct`].
+    pub direct: bool,
+    /// Accumulate every constraint's multiplier (tension output).
+    pub track: bool,
+    /// The substep squared, s².
+    pub h2: f32,
 }
 
 impl<'a> Shared<'a> {
@@ -217,6 +248,9 @@ impl<'a> Shared<'a> {
             friction: params.friction,
             colliders,
             stages,
+            direct: params.solver == crate::params::Solver::Direct,
+            track: false,
+            h2: params.substep * params.substep,
         }
     }
 }
@@ -231,17 +265,27 @@ impl<'a> Shared<'a> {
 /// 3. **contacts** (only with colliders near the block): broad phase,
 ///    the side each piece starts on, swept particles and swept segments
 ///    against thin shapes ([`crate::contact`]);
-/// 4. `iterations` times: a Gauss-Seidel **distance** sweep over the
-///    segments in order (rigid, or XPBD with compliance), a **bending**
-///    sweep (particles i to i + 2) with `stiffness`, and a **contact**
-///    pass;
+/// 4. `iterations` times:
+///    1. the **distance** constraints: a Gauss-Seidel sweep over the
+///       segments in order (rigid, or XPBD with compliance), or with
+///       [`crate::Solver::Direct`] all of them at once
+///       ([`crate::rod::solve_direct`]);
+///    2. the i to i + 2 **bending** sweep with `stiffness`;
+///    3. the **curvature** sweep with `bend_stiffness`
+///       ([`crate::rod::sweep_curvature`]);
+///    4. **tethers** ([`crate::rod::tethers`]);
+///    5. a **contact** pass;
 /// 5. **friction**, then a last contact pass.
+///
+/// Multipliers (tension) are reset at the start of the substep and
+/// accumulated through it when compliant constraints, the direct solver
+/// or tension tracking need them.
 #[inline(always)]
 pub fn substep<L: Lane, S: Store<L>>(
     s: &mut S,
     b: &Block<L>,
     sh: &Shared<'_>,
-    contacts: &mut Contacts<L>,
+    scratch: &mut Scratch<L>,
 ) {
     if sh.stages.attach {
         attach(s, b);
@@ -249,33 +293,97 @@ pub fn substep<L: Lane, S: Store<L>>(
     if sh.stages.integrate {
         integrate(s, b, sh.keep);
     }
-    let touching = sh.stages.collide && contacts.find(s, b, sh.colliders);
+    let touching = sh.stages.collide && scratch.contacts.find(s, b, sh.colliders);
     if !sh.stages.constraints && !touching {
         return;
     }
-    if b.soft {
+    let track = sh.track || b.track;
+    if b.soft || track || sh.direct {
         s.reset_lambda();
     }
+    if b.curv || (track && b.tether) {
+        s.reset_lambda_row();
+    }
+    let h2 = L::splat(sh.h2);
     for _ in 0..sh.iterations {
         if sh.stages.constraints {
-            if b.soft {
+            if sh.direct {
+                crate::rod::solve_direct(s, b, &mut scratch.chain);
+            } else if b.soft {
                 sweep_soft(s, 1, b.alpha_t);
-                if b.stiff {
-                    sweep_soft(s, 2, b.alpha_t);
-                }
+            } else if track {
+                sweep_rigid_tracked(s);
             } else {
                 sweep_rigid(s);
-                if b.stiff {
+            }
+            if b.stiff {
+                if b.soft {
+                    sweep_soft(s, 2, b.alpha_t);
+                } else {
                     bend_rigid(s);
                 }
             }
+            if b.curv {
+                crate::rod::sweep_curvature(s, h2);
+            }
+            if b.tether {
+                crate::rod::tethers(s, track);
+            }
         }
         if touching {
-            contacts.project(s, b, sh.colliders);
+            scratch.contacts.project(s, b, sh.colliders);
         }
     }
     if touching {
-        contacts.finish(s, b, sh.colliders, sh.friction);
+        scratch.contacts.finish(s, b, sh.colliders, sh.friction);
+    }
+}
+
+/// The kernel's working memory for one block: contact candidates and the
+/// direct solver's chain. Fully rewritten by each use, so it carries
+/// nothing between blocks; kept between frames so a warmed-up step does
+/// not allocate.
+#[derive(Clone)]
+pub struct Scratch<L: Lane> {
+    /// Contact candidates and state ([`Contacts::find`]).
+    pub contacts: Contacts<L>,
+    /// Per segment scratch of [`crate::rod::solve_direct`].
+    pub chain: Vec<crate::rod::ChainRow<L>>,
+}
+
+impl<L: Lane> std::fmt::Debug for Scratch<L> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Scratch")
+            .field("chain_rows", &self.chain.len())
+            .finish_non_exhaustive()
+    }
+}
+
+impl<L: Lane> Default for Scratch<L>
+where
+    Contacts<L>: Default,
+{
+    fn default() -> Self {
+        Self {
+            contacts: Contacts::default(),
+            chain: Vec::new(),
+        }
+    }
+}
+
+thread_local! {
+    static SCALAR: std::cell::RefCell<Scratch<f32>> = std::cell::RefCell::new(Scratch::default());
+}
+
+impl Scratch<f32> {
+    /// Runs `f` with this thread's one-lane scratch.
+    pub fn with_thread_local<R>(f: impl FnOnce(&mut Scratch<f32>) -> R) -> R {
+        SCALAR.with(|cell| {
+            let mut c = std::mem::take(&mut *cell.borrow_mut());
+            let r = f(&mut c);
+            *cell.borrow_mut() = c;
+            r
+        })
     }
 }
 
@@ -356,6 +464,29 @@ fn sweep_rigid<L: Lane, S: Store<L>>(s: &mut S) {
     s.set_pos(segs, a);
 }
 
+/// [`sweep_rigid`] that also accumulates each segment's multiplier
+/// `−(len − rest) / (wa + wb)` (PBD is XPBD with zero compliance), for
+/// tension.
+#[inline(always)]
+fn sweep_rigid_tracked<L: Lane, S: Store<L>>(s: &mut S) {
+    let segs = s.rows() - 1;
+    let mut a = s.pos(0);
+    for i in 0..segs {
+        let mut b = s.pos(i + 1);
+        let c = s.rigid(i, 1);
+        let d = b - a;
+        let len = d.length();
+        let live = !len.le(L::splat(MIN_SEGMENT_LENGTH)) & (c.ma | c.mb);
+        let dl = (len - c.rest).neg() / (s.w(i) + s.w(i + 1));
+        let l = s.lambda(1, i);
+        s.set_lambda(1, i, L::select(live, l + dl, l));
+        project_rigid(&mut a, &mut b, &c);
+        s.set_pos(i, a);
+        a = b;
+    }
+    s.set_pos(segs, a);
+}
+
 /// One rigid bending sweep (particles i and i + 2).
 #[inline(always)]
 fn bend_rigid<L: Lane, S: Store<L>>(s: &mut S) {
@@ -412,16 +543,46 @@ impl Store<f32> for cable_core::CableMut<'_> {
     }
     #[inline(always)]
     fn rigid(&self, i: usize, span: usize) -> Rigid<f32> {
-        Rigid::new(
+        let mut c = Rigid::new(
             self.inv_mass[i],
             self.inv_mass[i + span],
             span_rest(self.rest, i, span),
-        )
+        );
+        let linked = span_linked(self.row_const, i, span);
+        c.ma &= linked;
+        c.mb &= linked;
+        c
     }
     #[inline(always)]
     fn soft(&self, i: usize, span: usize, alpha_t: f32) -> Soft<f32> {
         let rest = span_rest(self.rest, i, span);
-        Soft::new(self.inv_mass[i], self.inv_mass[i + span], rest, alpha_t)
+        let mut c = Soft::new(self.inv_mass[i], self.inv_mass[i + span], rest, alpha_t);
+        c.m &= span_linked(self.row_const, i, span);
+        c
+    }
+    #[inline(always)]
+    fn tether(&self, i: usize, side: usize) -> (V3<f32>, f32, bool) {
+        let k = &self.row_const[i];
+        match k.anchor[side] {
+            cable_core::NO_ANCHOR => (V3::zero(), 0.0, false),
+            a => (self.pos[a as usize].into(), k.reach[side], true),
+        }
+    }
+    #[inline(always)]
+    fn curv(&self, i: usize) -> (f32, f32, bool) {
+        let k = &self.row_const[i];
+        (k.kappa0, k.bend_compliance, k.bend_compliance > 0.0)
+    }
+    #[inline(always)]
+    fn lambda_row(&self, i: usize, k: usize) -> f32 {
+        self.lambda_row[i][k]
+    }
+    #[inline(always)]
+    fn set_lambda_row(&mut self, i: usize, k: usize, l: f32) {
+        self.lambda_row[i][k] = l;
+    }
+    fn reset_lambda_row(&mut self) {
+        self.lambda_row.fill([0.0; 3]);
     }
     #[inline(always)]
     fn lambda(&self, span: usize, i: usize) -> f32 {
@@ -456,6 +617,16 @@ pub fn span_rest(rest: &[f32], i: usize, span: usize) -> f32 {
     }
 }
 
+/// The segments between rows `i` and `i + span` are all intact.
+#[inline(always)]
+pub fn span_linked(k: &[cable_core::RowConst], i: usize, span: usize) -> bool {
+    if span == 1 {
+        k[i].linked
+    } else {
+        k[i].linked && k[i + 1].linked
+    }
+}
+
 /// Runs `n` substeps of one cable in the pool's columns (the `Soa`
 /// layout's work, and the scalar path of every other layout).
 pub fn advance_cable(
@@ -463,13 +634,15 @@ pub fn advance_cable(
     params: &SolverParams,
     n: u32,
     stages: Stages,
+    track: bool,
 ) {
     let b = Block::of_cable(c.params, c.attach, c.pos.len(), params);
     let colliders = c.colliders;
-    let sh = Shared::new(params, colliders, stages);
-    Contacts::<f32>::with_scratch(|contacts| {
+    let mut sh = Shared::new(params, colliders, stages);
+    sh.track = track;
+    Scratch::<f32>::with_thread_local(|scratch| {
         for _ in 0..n {
-            substep(c, &b, &sh, contacts);
+            substep(c, &b, &sh, scratch);
         }
     });
 }

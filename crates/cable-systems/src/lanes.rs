@@ -32,11 +32,10 @@
 //! the thread count. Buffers are kept between frames: a warmed-up step does
 //! not allocate.
 
-use cable_core::{CableRef, ParticlePool};
+use cable_core::{CableMut, CableRef, NO_ANCHOR, ParticlePool};
 use rayon::prelude::*;
 
-use crate::contact::Contacts;
-use crate::kernel::{self, Block, Rigid, Shared, Soft, Store};
+use crate::kernel::{self, Block, Rigid, Scratch, Shared, Soft, Store};
 use crate::lane::{Fx, Lane, Mask, Mx, V3};
 use crate::layout::Stages;
 use crate::params::SolverParams;
@@ -56,12 +55,16 @@ pub const MIN_GROUP_FILL: usize = 3;
 /// Sentinel of [`LanesWorld`]'s cable-to-lane map: the cable is one-lane.
 const SCALAR: u32 = u32::MAX;
 
-/// Cables that may share a lane group.
+/// Cables that may share a lane group: the same length and the same
+/// constraint kinds (a group runs a kind when any lane has it).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord)]
 struct Key {
     segs: usize,
     stiff: bool,
     soft: bool,
+    tether: bool,
+    curv: bool,
+    track: bool,
 }
 
 impl Key {
@@ -71,9 +74,15 @@ impl Key {
             segs: n - 1,
             stiff: c.params.stiffness && n >= 3,
             soft: c.params.compliance != 0.0,
+            tether: c.row_const.iter().any(|k| k.anchor != [NO_ANCHOR; 2]),
+            curv: c.row_const.iter().any(|k| k.bend_compliance > 0.0),
+            track: c.params.break_tension.is_some(),
         }
     }
 }
+
+/// [`Rows::anchor_u`] of a row whose lanes have different anchors.
+const MIXED: u32 = u32::MAX;
 
 /// The particle state of a bundle of `W` lanes: row `r` holds particle `r`
 /// of each of the `W` cables.
@@ -88,6 +97,19 @@ struct Rows<const W: usize> {
     /// Distance and bending constraints, compliant.
     soft: [Vec<Soft<Fx<W>>>; 2],
     lambda: [Vec<Fx<W>>; 2],
+    /// Per side: each lane's tether anchor row.
+    anchor: [Vec<[u32; W]>; 2],
+    /// Per side: the anchor row when every lane with a tether has the same
+    /// one (the usual case: attached ends), else [`MIXED`].
+    anchor_u: [Vec<u32>; 2],
+    /// Per side: tether reach, metres.
+    reach: [Vec<Fx<W>>; 2],
+    /// Per side: lanes with a tether.
+    tether_m: [Vec<Mx<W>>; 2],
+    /// Rest curvature, compliance and lanes of the curvature constraints.
+    curv: Vec<(Fx<W>, Fx<W>, Mx<W>)>,
+    /// Row multipliers (tethers, curvature).
+    lrow: [Vec<Fx<W>>; 3],
 }
 
 impl<const W: usize> Store<Fx<W>> for Rows<W> {
@@ -140,6 +162,39 @@ impl<const W: usize> Store<Fx<W>> for Rows<W> {
             l.fill(Fx::default());
         }
     }
+    #[inline(always)]
+    fn tether(&self, i: usize, side: usize) -> (V3<Fx<W>>, Fx<W>, Mx<W>) {
+        let m = self.tether_m[side][i];
+        let u = self.anchor_u[side][i];
+        let a = if u == MIXED {
+            let rows = &self.anchor[side][i];
+            let mut a = V3::zero();
+            for (l, &r) in rows.iter().enumerate() {
+                a.set_lane(l, self.pos[r as usize].lane(l));
+            }
+            a
+        } else {
+            self.pos[u as usize]
+        };
+        (a, self.reach[side][i], m)
+    }
+    #[inline(always)]
+    fn curv(&self, i: usize) -> (Fx<W>, Fx<W>, Mx<W>) {
+        self.curv[i]
+    }
+    #[inline(always)]
+    fn lambda_row(&self, i: usize, k: usize) -> Fx<W> {
+        self.lrow[k][i]
+    }
+    #[inline(always)]
+    fn set_lambda_row(&mut self, i: usize, k: usize, l: Fx<W>) {
+        self.lrow[k][i] = l;
+    }
+    fn reset_lambda_row(&mut self) {
+        for l in &mut self.lrow {
+            l.fill(Fx::default());
+        }
+    }
 }
 
 /// One bundle of `W` lanes: up to `W / 8` lane groups of one key.
@@ -150,7 +205,7 @@ struct Bundle<const W: usize> {
     cables: Vec<u32>,
     rows: Rows<W>,
     block: Block<Fx<W>>,
-    contacts: Contacts<Fx<W>>,
+    scratch: Scratch<Fx<W>>,
 }
 
 impl<const W: usize> Bundle<W> {
@@ -200,6 +255,19 @@ impl<const W: usize> Bundle<W> {
             }
             v
         };
+        // Lanes whose segments i..i + span are intact (padding: all).
+        let linked = |span: usize, i: usize| {
+            let mut m = Mx::splat(true);
+            for (lane, &cable) in self.cables.iter().enumerate() {
+                if let Some(c) = (cable != SCALAR)
+                    .then(|| pool.cable(cable as usize))
+                    .flatten()
+                {
+                    m.set_lane(lane, kernel::span_linked(c.row_const, i, span));
+                }
+            }
+            m
+        };
         for span in [1, 2] {
             let count = match span {
                 1 => n - 1,
@@ -212,18 +280,75 @@ impl<const W: usize> Bundle<W> {
             r.lambda[k].clear();
             for i in 0..count {
                 let (wa, wb, l) = (r.w[i], r.w[i + span], rest(span, i));
+                let m = linked(span, i);
                 if self.key.soft {
-                    r.soft[k].push(Soft::new(wa, wb, l, alpha_t));
+                    let mut c = Soft::new(wa, wb, l, alpha_t);
+                    c.m = c.m & m;
+                    r.soft[k].push(c);
                 } else {
-                    r.rigid[k].push(Rigid::new(wa, wb, l));
+                    let mut c = Rigid::new(wa, wb, l);
+                    c.ma = c.ma & m;
+                    c.mb = c.mb & m;
+                    r.rigid[k].push(c);
                 }
             }
-            if self.key.soft {
-                r.lambda[k].resize(count, Fx::default());
+            r.lambda[k].resize(count, Fx::default());
+        }
+        for side in 0..2 {
+            r.anchor[side].clear();
+            r.anchor_u[side].clear();
+            r.reach[side].clear();
+            r.tether_m[side].clear();
+        }
+        r.curv.clear();
+        for l in &mut r.lrow {
+            l.clear();
+            l.resize(n, Fx::default());
+        }
+        for row in 0..n {
+            let mut curv = (Fx::splat(0.0), Fx::splat(0.0), Mx::splat(false));
+            for side in 0..2 {
+                let mut rows = [0u32; W];
+                let mut reach = Fx::splat(0.0);
+                let mut m = Mx::splat(false);
+                let mut uniform = None;
+                for (lane, &cable) in self.cables.iter().enumerate() {
+                    let Some(c) = (cable != SCALAR)
+                        .then(|| pool.cable(cable as usize))
+                        .flatten()
+                    else {
+                        continue;
+                    };
+                    let k = &c.row_const[row];
+                    if side == 0 {
+                        curv.0.set_lane(lane, k.kappa0);
+                        curv.1.set_lane(lane, k.bend_compliance);
+                        curv.2.set_lane(lane, k.bend_compliance > 0.0);
+                    }
+                    let a = k.anchor[side];
+                    if a != NO_ANCHOR {
+                        rows[lane] = a;
+                        reach.set_lane(lane, k.reach[side]);
+                        m.set_lane(lane, true);
+                        uniform = match uniform {
+                            None => Some(a),
+                            Some(u) if u == a => Some(u),
+                            Some(_) => Some(MIXED),
+                        };
+                    }
+                }
+                r.anchor[side].push(rows);
+                r.anchor_u[side].push(uniform.unwrap_or(0));
+                r.reach[side].push(reach);
+                r.tether_m[side].push(m);
             }
+            r.curv.push(curv);
         }
         self.block.stiff = self.key.stiff;
         self.block.soft = self.key.soft;
+        self.block.tether = self.key.tether;
+        self.block.curv = self.key.curv;
+        self.block.track = self.key.track;
     }
 
     /// Copies the attachment targets of the bundle's cables from the pool
@@ -243,7 +368,7 @@ impl<const W: usize> Bundle<W> {
     #[inline(always)]
     fn run_inline(&mut self, sh: &Shared<'_>, n: u32) {
         for _ in 0..n {
-            kernel::substep(&mut self.rows, &self.block, sh, &mut self.contacts);
+            kernel::substep(&mut self.rows, &self.block, sh, &mut self.scratch);
         }
     }
 
@@ -264,11 +389,20 @@ impl<const W: usize> Bundle<W> {
         self.run_inline(sh, n);
     }
 
-    /// Copies lane `lane`'s particles into one cable's columns.
-    fn scatter(&self, lane: usize, pos: &mut [glam::Vec3], prev: &mut [glam::Vec3]) {
-        for (row, (p, q)) in pos.iter_mut().zip(prev.iter_mut()).enumerate() {
+    /// Copies lane `lane`'s particles into one cable's columns, and with
+    /// `track` its multipliers.
+    fn scatter(&self, lane: usize, c: &mut CableMut<'_>, track: bool) {
+        for (row, (p, q)) in c.pos.iter_mut().zip(c.prev.iter_mut()).enumerate() {
             *p = self.rows.pos[row].lane(lane);
             *q = self.rows.prev[row].lane(lane);
+        }
+        if track || self.block.track {
+            for (row, l) in c.lambda.iter_mut().enumerate() {
+                *l = self.rows.lambda[0].get(row).map_or(0.0, |v| v.lane(lane));
+            }
+            for (row, l) in c.lambda_row.iter_mut().enumerate() {
+                *l = [0, 1, 2].map(|k| self.rows.lrow[k][row].lane(lane));
+            }
         }
     }
 }
@@ -400,6 +534,7 @@ pub fn advance(
     params: &SolverParams,
     n: u32,
     stages: Stages,
+    track: bool,
 ) {
     let current = world.synced == Some((pool.revision(), *params));
     if !current {
@@ -416,7 +551,8 @@ pub fn advance(
     world.synced_attach = pool.attachment_revision();
     {
         let shared: &ParticlePool = pool;
-        let sh = Shared::new(params, shared.colliders(), stages);
+        let mut sh = Shared::new(params, shared.colliders(), stages);
+        sh.track = track;
         world.bundles.par_iter_mut().for_each(|b| {
             each!(b, b => {
                 if !current {
@@ -431,11 +567,11 @@ pub fn advance(
     pool.par_for_each_cable_indexed(|i, mut c| {
         let s = slot[i];
         if s == SCALAR {
-            kernel::advance_cable(&mut c, params, n, stages);
+            kernel::advance_cable(&mut c, params, n, stages, track);
             return;
         }
         let lane = (s & 0xff) as usize;
-        each!(&bundles[(s >> 8) as usize], b => b.scatter(lane, c.pos, c.prev));
+        each!(&bundles[(s >> 8) as usize], b => b.scatter(lane, &mut c, track));
     });
     world.synced = Some((pool.revision(), *params));
 }

@@ -151,6 +151,9 @@ impl Default for Stages {
 pub struct LayoutState {
     aos: AosWorld,
     lanes: LanesWorld,
+    /// Accumulate and write back every constraint's multiplier, for
+    /// tension ([`crate::Stepper::set_track_tension`]).
+    pub(crate) track: bool,
 }
 
 impl LayoutState {
@@ -173,6 +176,29 @@ impl LayoutState {
         if n == 0 {
             return;
         }
+        let breakable = (0..pool.cable_count()).any(|i| {
+            pool.cable(i)
+                .is_some_and(|c| c.params.break_tension.is_some())
+        });
+        if breakable {
+            // Segments break between substeps: one substep at a time.
+            for _ in 0..n {
+                self.advance_unbroken(layout, pool, params, 1, stages);
+                crate::tension::break_overloaded(pool, params.substep);
+            }
+        } else {
+            self.advance_unbroken(layout, pool, params, n, stages);
+        }
+    }
+
+    fn advance_unbroken(
+        &mut self,
+        layout: Layout,
+        pool: &mut ParticlePool,
+        params: &SolverParams,
+        n: u32,
+        stages: Stages,
+    ) {
         let colliders = !pool.colliders().is_empty() || !pool.colliders().prepared().is_empty();
         if colliders && stages.collide {
             pool.colliders_mut().prepare();
@@ -194,12 +220,13 @@ impl LayoutState {
         n: u32,
         stages: Stages,
     ) {
+        let track = self.track;
         match layout {
-            Layout::Aos => aos::advance(&mut self.aos, pool, params, n, stages),
+            Layout::Aos => aos::advance(&mut self.aos, pool, params, n, stages, track),
             Layout::Soa => {
-                pool.par_for_each_cable(|mut c| advance_cable(&mut c, params, n, stages));
+                pool.par_for_each_cable(|mut c| advance_cable(&mut c, params, n, stages, track));
             }
-            Layout::Lanes8 => lanes::advance(&mut self.lanes, pool, params, n, stages),
+            Layout::Lanes8 => lanes::advance(&mut self.lanes, pool, params, n, stages, track),
         }
     }
 

@@ -47,13 +47,15 @@ pub mod layout;
 pub mod mesh;
 pub mod narrow;
 pub mod params;
+pub mod rod;
 pub mod simd;
 pub mod snapshot;
 pub mod socket;
 pub mod step;
+pub mod tension;
 
 pub use layout::{Layout, ParseLayoutError, Stages};
-pub use params::SolverParams;
+pub use params::{ParseSolverError, Solver, SolverParams};
 pub use step::{Stepper, substep, substep_cable};
 
 /// Re-export so users of the systems can name the view type.

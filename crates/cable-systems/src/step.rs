@@ -15,7 +15,7 @@ use crate::params::SolverParams;
 /// [`substep`] does.
 #[inline]
 pub fn substep_cable(c: &mut CableMut<'_>, params: &SolverParams) {
-    advance_cable(c, params, 1, Stages::ALL);
+    advance_cable(c, params, 1, Stages::ALL, false);
 }
 
 /// Runs one substep of length `params.substep` on every cable of the pool,
@@ -126,6 +126,21 @@ impl Stepper {
         self.state
             .advance(self.layout, pool, &self.params, n, stages);
         self.substeps_run += u64::from(n);
+    }
+
+    /// Accumulates every constraint's multiplier in each substep and keeps
+    /// the last substep's in the pool, so that
+    /// [`crate::tension::segment_tensions`] can report segment tension
+    /// (cables with [`cable_core::CableParams::break_tension`] are tracked
+    /// whatever this says). Off by default: it costs a little time.
+    pub fn set_track_tension(&mut self, on: bool) {
+        self.state.track = on;
+    }
+
+    /// Whether tension is tracked ([`Stepper::set_track_tension`]).
+    #[must_use]
+    pub fn track_tension(&self) -> bool {
+        self.state.track
     }
 
     /// The solver parameters.

@@ -1,0 +1,103 @@
+//! Segment tension, in newtons, from the multipliers the solver
+//! accumulated in the last substep.
+//!
+//! Every constraint projection is an XPBD update with a multiplier `λ`
+//! (the classic rigid projection is XPBD with zero compliance:
+//! `Δλ = −C / (wa + wb)`), and the force a constraint exerted over a
+//! substep `h` is `λ / h²`. A segment's tension is its own multiplier plus
+//! the load of every tether that spans it (a tether from particle `i` to
+//! its anchor `a` stands for the segments between them): positive when
+//! the segment pulls, negative when it pushes (a rigid segment also
+//! resists compression). A broken segment's tension is 0.
+//!
+//! Multipliers are accumulated and written back only while tension is
+//! tracked ([`crate::Stepper::set_track_tension`]) or for cables that can
+//! break ([`cable_core::CableParams::break_tension`]).
+
+use cable_core::{CableError, CableHandle, NO_ANCHOR, ParticlePool};
+
+/// Writes the tension of each segment of cable `handle` (newtons, segment
+/// order) into `out`, from the multipliers of the last substep of length
+/// `substep` seconds.
+///
+/// # Errors
+/// [`CableError::StaleHandle`] when the handle is not live.
+///
+/// # Example
+/// ```
+/// use cable_core::{CableDesc, ParticlePool};
+/// use cable_systems::{SolverParams, Stepper, tension};
+/// use glam::Vec3;
+///
+/// // A 1 kg/m chain, 2 m long, hanging from its top end.
+/// let mut pool = ParticlePool::new();
+/// let mut d = CableDesc::line(Vec3::ZERO, Vec3::new(0.0, -2.0, 0.0), 2.0, 8)?;
+/// d.attach_end = false;
+/// d.mass_per_length = Some(1.0);
+/// let h = pool.add_cable(&d)?;
+/// let params = SolverParams { damping: 2.0, ..SolverParams::default() };
+/// let mut stepper = Stepper::new(params)?;
+/// stepper.set_track_tension(true);
+/// stepper.run_substeps(&mut pool, 240);
+/// let mut t = Vec::new();
+/// tension::segment_tensions(&pool, h, params.substep, &mut t)?;
+/// // The top segment holds the weight below its lower end: 1 kg/m · 1.875 m · g (+ half a segment's particle).
+/// assert!((t[0] - 1.9375 * 9.81).abs() < 0.5, "{}", t[0]);
+/// # Ok::<(), cable_core::CableError>(())
+/// ```
+pub fn segment_tensions(
+    pool: &ParticlePool,
+    handle: CableHandle,
+    substep: f32,
+    out: &mut Vec<f32>,
+) -> Result<(), CableError> {
+    let (lambda, rows) = pool.multipliers(handle)?;
+    let k = pool.row_consts(handle)?;
+    let segs = lambda.len() - 1;
+    out.clear();
+    out.extend(lambda[..segs].iter().map(|l| -l));
+    // Tether loads over the segments they span, by a difference array.
+    let mut diff = vec![0.0f32; segs + 1];
+    for (i, (kc, l)) in k.iter().zip(rows).enumerate() {
+        if kc.anchor[0] != NO_ANCHOR {
+            let a = kc.anchor[0] as usize;
+            diff[a] -= l[0];
+            diff[i] += l[0];
+        }
+        if kc.anchor[1] != NO_ANCHOR {
+            let b = kc.anchor[1] as usize;
+            diff[i] -= l[1];
+            diff[b] += l[1];
+        }
+    }
+    let h2 = substep * substep;
+    let mut run = 0.0f32;
+    for (j, t) in out.iter_mut().enumerate() {
+        run += diff[j];
+        *t = if k[j].linked { (*t + run) / h2 } else { 0.0 };
+    }
+    Ok(())
+}
+
+/// Breaks every segment of every breakable cable whose tension exceeds
+/// the cable's [`cable_core::CableParams::break_tension`], from the
+/// multipliers of the last substep. Returns how many segments broke.
+pub(crate) fn break_overloaded(pool: &mut ParticlePool, substep: f32) -> usize {
+    let mut broke = 0;
+    let mut t = Vec::new();
+    let handles: Vec<CableHandle> = pool.handles().collect();
+    for h in handles {
+        let Ok(Some(limit)) = pool.params(h).map(|p| p.break_tension) else {
+            continue;
+        };
+        if segment_tensions(pool, h, substep, &mut t).is_err() {
+            continue;
+        }
+        for (j, &tj) in t.iter().enumerate() {
+            if tj > limit && pool.break_segment(h, j).is_ok() {
+                broke += 1;
+            }
+        }
+    }
+    broke
+}
