@@ -181,6 +181,7 @@ impl Scene {
             max_substeps: opt_u32("scene.max_substeps", raw.max_substeps, d.max_substeps)?,
             damping: opt_f32("scene.damping", raw.damping, d.damping)?,
             friction: opt_f32("scene.friction", raw.friction, d.friction)?,
+            ..d
         };
         params
             .validate()
@@ -351,6 +352,7 @@ fn cable_desc(base: &str, rc: RawCable) -> Result<CableDesc, SceneError> {
             None => d.sides,
         },
         tile: opt_f32(&format!("{base}.tile"), rc.tile, d.tile)?,
+        ..d
     };
     desc.params
         .validate()
