@@ -13,16 +13,20 @@
 
 use cable::core::{CableDesc, Collider, End, ParticlePool};
 use cable::systems::simd::{self, Simd};
-use cable::systems::{Layout, SolverParams, Stepper};
+use cable::systems::{Layout, Solver, SolverParams, Stepper};
 use glam::{Quat, Vec3};
 
 /// (scene, FNV-1a hash of every position's bits after the run).
-const GOLDEN: [(&str, u64); 5] = [
+const GOLDEN: [(&str, u64); 9] = [
     ("classic", 0x43d8c7d74364b342),
     ("compliance", 0x1da7524b19cb35e1),
     ("bending", 0x314a99c39fd15ec9),
     ("colliders_friction", 0xb91855d9e9b7401c),
     ("moving_attachments", 0x6deb743695e7ff11),
+    ("tethers_pins_masses", 0x7b70d145b22aa24a),
+    ("curvature", 0x2d23055dbe02230b),
+    ("direct", 0x6b9488f993cf2770),
+    ("breaking", 0xbcb569c2541fb7e4),
 ];
 
 fn fnv(pool: &mut ParticlePool) -> u64 {
@@ -50,6 +54,8 @@ fn cables(pool: &mut ParticlePool, f: impl Fn(&mut CableDesc, usize)) {
             segs,
         )
         .expect("valid");
+        // The first five scenes predate tethers: they keep the classic step.
+        d.params.tethers = false;
         f(&mut d, k);
         pool.add_cable(&d).expect("fits");
     }
@@ -90,7 +96,54 @@ fn scene(name: &str) -> (ParticlePool, SolverParams) {
                 .expect("valid"),
             );
         }
-        "moving_attachments" => cables(&mut pool, |_, _| {}),
+        "moving_attachments" | "breaking" => cables(&mut pool, |d, k| {
+            if name == "breaking" {
+                d.params.tethers = k % 2 == 0;
+                d.params.break_tension = Some(20.0 + 2.0 * k as f32);
+            }
+        }),
+        "tethers_pins_masses" => cables(&mut pool, |d, k| {
+            d.params.tethers = true;
+            d.attach_end = k % 3 != 0;
+            if k % 2 == 0 {
+                d.pins = vec![4 + (k % 4) as u32];
+            }
+            if k % 4 != 1 {
+                d.mass_per_length = Some(0.5 + 0.25 * (k % 3) as f32);
+            }
+        }),
+        "curvature" => {
+            params.damping = 0.2;
+            cables(&mut pool, |d, k| {
+                d.params.tethers = k % 3 != 0;
+                d.params.bend_stiffness = 0.05 * (1 + k % 4) as f32;
+                d.attach_end = false;
+                d.pins = vec![1];
+                d.mass_per_length = Some(0.3);
+            });
+            // A bent rest shape.
+            let mut d = CableDesc::from_points(&[
+                Vec3::new(0.0, 3.0, -1.0),
+                Vec3::new(0.5, 3.0, -1.0),
+                Vec3::new(1.0, 3.3, -1.0),
+                Vec3::new(1.2, 3.8, -1.0),
+                Vec3::new(1.1, 4.3, -1.0),
+            ])
+            .expect("valid");
+            d.attach_end = false;
+            d.pins = vec![1];
+            d.params.bend_stiffness = 2.0;
+            pool.add_cable(&d).expect("fits");
+        }
+        "direct" => {
+            params.solver = Solver::Direct;
+            params.iterations = 3;
+            cables(&mut pool, |d, k| {
+                d.params.tethers = k % 2 == 1;
+                d.params.compliance = if k % 3 == 0 { 1.0e-4 } else { 0.0 };
+                d.attach_end = k % 4 != 0;
+            });
+        }
         _ => unreachable!("a scene of GOLDEN"),
     }
     (pool, params)
@@ -101,7 +154,7 @@ fn run(name: &str, layout: Layout) -> u64 {
     let handles: Vec<_> = pool.handles().collect();
     let mut st = Stepper::with_layout(params, layout).expect("valid");
     for frame in 0..90 {
-        if name == "moving_attachments" {
+        if name == "moving_attachments" || name == "breaking" {
             let t = frame as f32 / 60.0;
             for (k, &h) in handles.iter().enumerate() {
                 let target = Vec3::new(t.sin(), 2.0 + 0.5 * t, k as f32 * 0.7);

@@ -349,6 +349,7 @@ fn every_layout_is_the_specs_classic_step_bit_for_bit() {
         let length = start.distance(end) * rng.f(1.0, 1.3);
         let mut desc = CableDesc::line(start, end, length, segs).expect("valid line");
         desc.attach_end = rng.chance(0.6);
+        desc.params.tethers = false; // the spec's classic step has none
         pool.add_cable(&desc).expect("within budget");
         let pts: Vec<[f32; 3]> = desc.points().iter().map(|p| p.to_array()).collect();
         let mut pinned = vec![false; pts.len()];

@@ -70,6 +70,9 @@ pub struct CableParams {
     pub stiffness: bool,
     /// XPBD compliance of the distance (and bending) constraints, m/N for unit
     /// particle masses. 0 is the classic rigid projection, exactly. Default 0.
+    /// With [`CableParams::tethers`] on, no particle gets farther from a
+    /// pinned one than its rest distance along the cable, so an elastic
+    /// cable that should stretch turns tethers off.
     pub compliance: f32,
     /// Cable radius in metres, for collision and meshes. Default 0.05.
     pub radius: f32,

@@ -309,9 +309,10 @@ pub fn substep<L: Lane, S: Store<L>>(
         if sh.stages.constraints {
             if sh.direct {
                 crate::rod::solve_direct(s, b, &mut scratch.chain);
-            } else if b.soft {
+            }
+            if b.soft {
                 sweep_soft(s, 1, b.alpha_t);
-            } else if track {
+            } else if track || sh.direct {
                 sweep_rigid_tracked(s);
             } else {
                 sweep_rigid(s);

@@ -186,8 +186,9 @@ pub fn solve_direct<L: Lane, S: Store<L>>(s: &mut S, b: &Block<L>, chain: &mut V
         if i < segs {
             dp = dp - chain[i].n.scale(chain[i].dp);
         }
+        let step = dp.scale(s.w(i));
         let f = s.free(i);
         let p = s.pos(i);
-        s.set_pos(i, V3::select(f, p + dp.scale(s.w(i)), p));
+        s.set_pos(i, V3::select(f, p + step, p));
     }
 }

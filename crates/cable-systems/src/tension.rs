@@ -41,8 +41,8 @@ use cable_core::{CableError, CableHandle, NO_ANCHOR, ParticlePool};
 /// stepper.run_substeps(&mut pool, 240);
 /// let mut t = Vec::new();
 /// tension::segment_tensions(&pool, h, params.substep, &mut t)?;
-/// // The top segment holds the weight below its lower end: 1 kg/m · 1.875 m · g (+ half a segment's particle).
-/// assert!((t[0] - 1.9375 * 9.81).abs() < 0.5, "{}", t[0]);
+/// // The top segment holds every particle below it: 2 kg less the pinned top particle's 0.125 kg.
+/// assert!((t[0] - 1.875 * 9.81).abs() < 0.2, "{}", t[0]);
 /// # Ok::<(), cable_core::CableError>(())
 /// ```
 pub fn segment_tensions(
