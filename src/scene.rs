@@ -6,7 +6,7 @@
 use std::fmt;
 
 use cable_core::{CableDesc, CableError, CableHandle, CableParams, Collider, ParticlePool};
-use cable_systems::SolverParams;
+use cable_systems::{Solver, SolverParams};
 use glam::Vec3;
 use serde::Deserialize;
 
@@ -75,6 +75,7 @@ struct RawScene {
     max_substeps: Option<u64>,
     damping: Option<f64>,
     friction: Option<f64>,
+    solver: Option<Loose>,
     cables: Vec<Obj<RawCable>>,
     colliders: Option<Vec<StrictValue>>,
 }
@@ -96,6 +97,16 @@ struct RawCable {
     radius: Option<f64>,
     sides: Option<u64>,
     tile: Option<f64>,
+    // The rod keys are read without a type and checked by `cable_desc`, so
+    // that a wrong type gets the same one-line message as a wrong value.
+    tethers: Option<Loose>,
+    pins: Option<Pins>,
+    mass_per_length: Option<Loose>,
+    bend_stiffness: Option<Loose>,
+    reel_speed: Option<Loose>,
+    min_length: Option<Loose>,
+    max_length: Option<Loose>,
+    break_tension: Option<Loose>,
 }
 
 /// A validated scene: solver parameters, cable descriptions and colliders,
@@ -181,7 +192,10 @@ impl Scene {
             max_substeps: opt_u32("scene.max_substeps", raw.max_substeps, d.max_substeps)?,
             damping: opt_f32("scene.damping", raw.damping, d.damping)?,
             friction: opt_f32("scene.friction", raw.friction, d.friction)?,
-            ..d
+            solver: match raw.solver {
+                None => d.solver,
+                Some(v) => solver("scene.solver", &v)?,
+            },
         };
         params
             .validate()
@@ -352,12 +366,154 @@ fn cable_desc(base: &str, rc: RawCable) -> Result<CableDesc, SceneError> {
             None => d.sides,
         },
         tile: opt_f32(&format!("{base}.tile"), rc.tile, d.tile)?,
-        ..d
+        tethers: loose_bool(&format!("{base}.tethers"), rc.tethers.as_ref(), d.tethers)?,
+        bend_stiffness: loose_f32(
+            &format!("{base}.bend_stiffness"),
+            rc.bend_stiffness.as_ref(),
+        )?
+        .unwrap_or(d.bend_stiffness),
+        break_tension: loose_f32(&format!("{base}.break_tension"), rc.break_tension.as_ref())?,
+        reel_speed: loose_f32(&format!("{base}.reel_speed"), rc.reel_speed.as_ref())?
+            .unwrap_or(d.reel_speed),
+        min_length: loose_f32(&format!("{base}.min_length"), rc.min_length.as_ref())?,
+        max_length: loose_f32(&format!("{base}.max_length"), rc.max_length.as_ref())?,
     };
     desc.params
         .validate()
         .map_err(|e| SceneError::from_cable(base, &e))?;
+    reel_bounds(base, &mut desc)?;
+    if let Some(p) = rc.pins {
+        desc.pins = pins(base, p, desc.particle_count())?;
+    }
+    desc.mass_per_length = loose_f32(
+        &format!("{base}.mass_per_length"),
+        rc.mass_per_length.as_ref(),
+    )?;
+    // > 0, and every particle's mass finite and positive.
+    desc.inverse_masses()
+        .map_err(|e| SceneError::from_cable(base, &e))?;
     Ok(desc)
+}
+
+/// Checks `min_length` and `max_length` against the cable's initial length
+/// (0 < min ≤ initial length ≤ max), naming the key. A bound equal to the
+/// initial length to float rounding is taken as the initial length itself,
+/// as the pool sums it from the f32 segment lengths.
+fn reel_bounds(base: &str, desc: &mut CableDesc) -> Result<(), SceneError> {
+    // The initial length as the file gives it: the sum of the segments'
+    // rest lengths, without the rounding of an f32 sum.
+    let nominal: f64 = desc.rest_lengths().iter().map(|&l| f64::from(l)).sum();
+    let tolerance = 1.0e-6 * nominal;
+    let pool_length = desc.length();
+    let shown = nominal as f32;
+    if let Some(lo) = desc.params.min_length {
+        if f64::from(lo) > nominal + tolerance {
+            return Err(SceneError::at(
+                format!("{base}.min_length"),
+                format!("must be at most the cable's initial length ({shown}), got {lo}"),
+            ));
+        }
+        desc.params.min_length = Some(lo.min(pool_length));
+    }
+    if let Some(hi) = desc.params.max_length {
+        if f64::from(hi) < nominal - tolerance {
+            return Err(SceneError::at(
+                format!("{base}.max_length"),
+                format!("must be at least the cable's initial length ({shown}), got {hi}"),
+            ));
+        }
+        desc.params.max_length = Some(hi.max(pool_length));
+    }
+    Ok(())
+}
+
+/// The particle indices of `pins`, each checked against the cable's
+/// `count` particles; the message names the first bad entry.
+fn pins(base: &str, pins: Pins, count: usize) -> Result<Vec<u32>, SceneError> {
+    let (ok, bad) = match pins {
+        Pins::List { ok, bad } => (ok, bad),
+        Pins::NotArray(v) => {
+            return Err(SceneError::at(
+                format!("{base}.pins"),
+                format!("must be an array of particle indices, got {v}"),
+            ));
+        }
+    };
+    let too_big = |j: usize, v: &dyn fmt::Display| {
+        SceneError::at(
+            format!("{base}.pins[{j}]"),
+            format!("must be less than the number of particles ({count}), got {v}"),
+        )
+    };
+    if let Some(j) = ok.iter().position(|&p| p as usize >= count) {
+        return Err(too_big(j, &ok[j]));
+    }
+    let Some(v) = bad else {
+        return Ok(ok);
+    };
+    let j = ok.len();
+    let place = format!("{base}.pins[{j}]");
+    Err(match v {
+        Loose::UInt(_) => too_big(j, &v),
+        Loose::Int(_) => SceneError::at(place, format!("must be at least 0, got {v}")),
+        Loose::Float(f) if f < 0.0 => SceneError::at(place, format!("must be at least 0, got {v}")),
+        Loose::Float(f) if f.fract() == 0.0 && f >= count as f64 => too_big(j, &v),
+        Loose::Float(f) if f.fract() == 0.0 => SceneError::at(
+            place,
+            format!("must be a whole number written without a fraction or exponent, got {v}"),
+        ),
+        Loose::Float(_) => SceneError::at(
+            place,
+            format!("must be a whole number (a particle index), got {v}"),
+        ),
+        _ => SceneError::at(
+            place,
+            format!("must be a particle index (a whole number), got {v}"),
+        ),
+    })
+}
+
+/// The solver a scene's `solver` value names.
+fn solver(place: &str, v: &Loose) -> Result<Solver, SceneError> {
+    if let Loose::Str(s) = v {
+        if let Ok(solver) = s.parse() {
+            return Ok(solver);
+        }
+    }
+    let names = [Solver::GaussSeidel, Solver::Direct].map(|s| format!("\"{}\"", s.name()));
+    Err(SceneError::at(
+        place,
+        format!("must be {}, got {v}", names.join(" or ")),
+    ))
+}
+
+/// A `true`/`false` key read without a type: anything else is refused.
+fn loose_bool(place: &str, v: Option<&Loose>, default: bool) -> Result<bool, SceneError> {
+    match v {
+        None => Ok(default),
+        Some(Loose::Bool(b)) => Ok(*b),
+        Some(other) => Err(SceneError::at(
+            place,
+            format!("must be true or false, got {other}"),
+        )),
+    }
+}
+
+/// A number key read without a type, as [`f32_of`]; `None` when absent.
+fn loose_f32(place: &str, v: Option<&Loose>) -> Result<Option<f32>, SceneError> {
+    let x = match v {
+        None => return Ok(None),
+        Some(Loose::UInt(u)) => *u as f64,
+        Some(Loose::Int(i)) => *i as f64,
+        Some(Loose::Float(f)) => *f,
+        Some(other) => {
+            return Err(SceneError::at(
+                place,
+                format!("must be a number, got {other}"),
+            ));
+        }
+    };
+    f32_of(place, x).map(Some)
 }
 
 pub(crate) fn f32_of(place: &str, v: f64) -> Result<f32, SceneError> {
@@ -476,6 +632,166 @@ impl<'de, T: Deserialize<'de>> Deserialize<'de> for Obj<T> {
             }
         }
         d.deserialize_map(V(std::marker::PhantomData))
+    }
+}
+
+/// A JSON value read without a type, for the message of a key that holds
+/// the wrong one: scalars as written, arrays and objects only by their kind
+/// (their contents are skipped, so a huge one costs no memory).
+#[derive(Debug, Clone, PartialEq)]
+enum Loose {
+    Null,
+    Bool(bool),
+    /// A whole number ≥ 0 written without fraction or exponent.
+    UInt(u64),
+    /// A negative whole number written without fraction or exponent.
+    Int(i64),
+    /// Any other number.
+    Float(f64),
+    Str(String),
+    Array,
+    Object,
+}
+
+/// Longest string quoted in full in a message; longer ones are cut.
+const QUOTE_CHARS: usize = 40;
+
+impl fmt::Display for Loose {
+    /// As JSON (`1.5`, `"jacobi"`, `true`), or `an array` / `an object`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Loose::Null => f.write_str("null"),
+            Loose::Bool(b) => write!(f, "{b}"),
+            Loose::UInt(u) => write!(f, "{u}"),
+            Loose::Int(i) => write!(f, "{i}"),
+            // `2.0`, `1.5`, `1e20`: as written, the fraction kept.
+            Loose::Float(x) => write!(f, "{x:?}"),
+            Loose::Str(s) if s.chars().count() > QUOTE_CHARS => {
+                let cut: String = s.chars().take(QUOTE_CHARS).collect();
+                let quoted = serde_json::to_string(&cut).map_err(|_| fmt::Error)?;
+                write!(f, "{}...\"", &quoted[..quoted.len() - 1])
+            }
+            Loose::Str(s) => {
+                let quoted = serde_json::to_string(s).map_err(|_| fmt::Error)?;
+                f.write_str(&quoted)
+            }
+            Loose::Array => f.write_str("an array"),
+            Loose::Object => f.write_str("an object"),
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for Loose {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_any(LooseVisitor)
+    }
+}
+
+struct LooseVisitor;
+
+impl<'de> serde::de::Visitor<'de> for LooseVisitor {
+    type Value = Loose;
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("any JSON value")
+    }
+    fn visit_bool<E>(self, v: bool) -> Result<Loose, E> {
+        Ok(Loose::Bool(v))
+    }
+    fn visit_i64<E>(self, v: i64) -> Result<Loose, E> {
+        Ok(u64::try_from(v).map_or(Loose::Int(v), Loose::UInt))
+    }
+    fn visit_u64<E>(self, v: u64) -> Result<Loose, E> {
+        Ok(Loose::UInt(v))
+    }
+    fn visit_f64<E>(self, v: f64) -> Result<Loose, E> {
+        Ok(Loose::Float(v))
+    }
+    fn visit_str<E>(self, v: &str) -> Result<Loose, E> {
+        Ok(Loose::Str(v.to_owned()))
+    }
+    fn visit_string<E>(self, v: String) -> Result<Loose, E> {
+        Ok(Loose::Str(v))
+    }
+    fn visit_unit<E>(self) -> Result<Loose, E> {
+        Ok(Loose::Null)
+    }
+    fn visit_none<E>(self) -> Result<Loose, E> {
+        Ok(Loose::Null)
+    }
+    fn visit_some<D: serde::Deserializer<'de>>(self, d: D) -> Result<Loose, D::Error> {
+        Loose::deserialize(d)
+    }
+    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<Loose, A::Error> {
+        while seq.next_element::<serde::de::IgnoredAny>()?.is_some() {}
+        Ok(Loose::Array)
+    }
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Loose, A::Error> {
+        while map
+            .next_entry::<serde::de::IgnoredAny, serde::de::IgnoredAny>()?
+            .is_some()
+        {}
+        Ok(Loose::Object)
+    }
+}
+
+/// A cable's `pins` as read: the leading entries that are particle indices
+/// (4 bytes each), then the first entry that is not, if any (the rest is
+/// skipped); or what stood in place of the array.
+#[derive(Debug)]
+enum Pins {
+    List { ok: Vec<u32>, bad: Option<Loose> },
+    NotArray(Loose),
+}
+
+impl<'de> Deserialize<'de> for Pins {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> serde::de::Visitor<'de> for V {
+            type Value = Pins;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("an array of particle indices")
+            }
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<Pins, A::Error> {
+                let mut ok = Vec::new();
+                while let Some(v) = seq.next_element::<Loose>()? {
+                    match v {
+                        Loose::UInt(u) if u32::try_from(u).is_ok() => ok.push(u as u32),
+                        other => {
+                            while seq.next_element::<serde::de::IgnoredAny>()?.is_some() {}
+                            return Ok(Pins::List {
+                                ok,
+                                bad: Some(other),
+                            });
+                        }
+                    }
+                }
+                Ok(Pins::List { ok, bad: None })
+            }
+            fn visit_bool<E>(self, v: bool) -> Result<Pins, E> {
+                Ok(Pins::NotArray(Loose::Bool(v)))
+            }
+            fn visit_i64<E>(self, v: i64) -> Result<Pins, E> {
+                Ok(Pins::NotArray(
+                    u64::try_from(v).map_or(Loose::Int(v), Loose::UInt),
+                ))
+            }
+            fn visit_u64<E>(self, v: u64) -> Result<Pins, E> {
+                Ok(Pins::NotArray(Loose::UInt(v)))
+            }
+            fn visit_f64<E>(self, v: f64) -> Result<Pins, E> {
+                Ok(Pins::NotArray(Loose::Float(v)))
+            }
+            fn visit_str<E>(self, v: &str) -> Result<Pins, E> {
+                Ok(Pins::NotArray(Loose::Str(v.to_owned())))
+            }
+            fn visit_unit<E>(self) -> Result<Pins, E> {
+                Ok(Pins::NotArray(Loose::Null))
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(self, map: A) -> Result<Pins, A::Error> {
+                LooseVisitor.visit_map(map).map(Pins::NotArray)
+            }
+        }
+        d.deserialize_any(V)
     }
 }
 

@@ -125,6 +125,11 @@ pub struct RunArgs {
     /// Write the final tube meshes as Wavefront OBJ to FILE.
     #[arg(long, value_name = "FILE")]
     pub obj: Option<PathBuf>,
+    /// With --out: add to every written frame "tension": the tension of
+    /// each segment of each cable in newtons (0 for a broken segment).
+    /// Without --out it is a usage error (exit 2): there is nowhere to write it.
+    #[arg(long)]
+    pub tension: bool,
     /// How the terminal views and the SVG look at the scene.
     #[command(flatten)]
     pub views: ViewArgs,

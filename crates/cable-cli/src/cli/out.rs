@@ -1,6 +1,7 @@
 //! The `--out` JSON writer, streamed frame by frame into a temporary file
 //! ([`Staged`]) that replaces the target only when the run succeeds:
-//! `{"substep": h, "frames": [{"frame": i, "time": t, "cables": [[[x, y, z], ...], ...]}]}`.
+//! `{"substep": h, "frames": [{"frame": i, "time": t, "cables": [[[x, y, z], ...], ...]}]}`,
+//! each frame with `"tension": [[T, ...], ...]` after `cables` under `--tension`.
 
 use std::io::{BufWriter, Write};
 use std::path::Path;
@@ -18,6 +19,8 @@ struct Frame<'a> {
     frame: u64,
     time: f64,
     cables: Vec<&'a [Vec3]>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    tension: Option<&'a [Vec<f32>]>,
 }
 
 /// Streams frames into a JSON file.
@@ -53,13 +56,16 @@ impl OutWriter {
         Ok(me)
     }
 
-    /// Appends one frame with every cable's positions in `handles` order.
+    /// Appends one frame with every cable's positions in `handles` order,
+    /// and with `tension` (one list of segment tensions per cable, same
+    /// order) when given.
     pub fn frame(
         &mut self,
         frame: u64,
         time: f64,
         pool: &ParticlePool,
         handles: &[CableHandle],
+        tension: Option<&[Vec<f32>]>,
     ) -> Result<(), CliError> {
         let cables = handles
             .iter()
@@ -75,6 +81,7 @@ impl OutWriter {
                 frame,
                 time,
                 cables,
+                tension,
             },
         )
         .map_err(|e| CliError::Other(format!("cannot write {}: {e}", self.label)))?;

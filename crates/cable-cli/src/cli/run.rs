@@ -6,7 +6,7 @@ use std::time::Instant;
 use cable::Scene;
 use cable::scene::MAX_SCENE_BYTES;
 use cable_core::{CableHandle, ParticlePool};
-use cable_systems::Stepper;
+use cable_systems::{Stepper, tension};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 use super::anim::{self, Animation};
@@ -36,6 +36,11 @@ pub fn run(a: &RunArgs) -> Result<(), CliError> {
     if a.every == 0 {
         return Err(CliError::Usage("--every: must be at least 1, got 0".into()));
     }
+    if a.tension && a.out.is_none() {
+        return Err(CliError::Usage(
+            "--tension: needs --out FILE (the tensions are written into its frames)".into(),
+        ));
+    }
     let frames = checked_frames(seconds, dt)?;
     check_distinct(&[
         ("--out", a.out.as_ref()),
@@ -50,6 +55,9 @@ pub fn run(a: &RunArgs) -> Result<(), CliError> {
         .map_err(|e| CliError::Usage(e.to_string()))?;
     let mut stepper = Stepper::with_layout(scene.params, layout)
         .map_err(|e| CliError::Usage(format!("scene.{e}")))?;
+    // Tension needs the solver's multipliers, accumulated only on request.
+    stepper.set_track_tension(a.tension);
+    let mut tensions = Tensions::new(a.tension, handles.len());
     let workers = thread_pool(a.threads)?;
     // Every output path is checked (its temporary file created) before
     // anything is run or written.
@@ -114,7 +122,8 @@ pub fn run(a: &RunArgs) -> Result<(), CliError> {
             check_finite(&pool, &handles, stepper.time())?;
             if let Some(w) = out.as_mut() {
                 if f % a.every == 0 || f == frames {
-                    w.frame(f, stepper.time(), &pool, &handles)?;
+                    let t = tensions.measure(&pool, &handles, scene.params.substep)?;
+                    w.frame(f, stepper.time(), &pool, &handles, t)?;
                 }
             }
             if svg.is_some() {
@@ -194,6 +203,50 @@ fn check_finite(pool: &ParticlePool, handles: &[CableHandle], time: f64) -> Resu
     Err(CliError::Other(format!(
         "scene.cables[{i}]: the simulation went non-finite (NaN or infinite positions) at t = {time:.4} s, so nothing was written; try more iterations, a smaller substep or gentler forces"
     )))
+}
+
+/// The `--tension` buffers: one per cable, reused frame after frame.
+struct Tensions {
+    on: bool,
+    per_cable: Vec<Vec<f32>>,
+}
+
+impl Tensions {
+    fn new(on: bool, cables: usize) -> Self {
+        Self {
+            on,
+            per_cable: if on {
+                vec![Vec::new(); cables]
+            } else {
+                Vec::new()
+            },
+        }
+    }
+
+    /// Each cable's segment tensions from the last substep (newtons, scene
+    /// order), or `None` without `--tension`. Exit 1 naming the cable when
+    /// a tension is not finite (JSON has no number for it).
+    fn measure(
+        &mut self,
+        pool: &ParticlePool,
+        handles: &[CableHandle],
+        substep: f32,
+    ) -> Result<Option<&[Vec<f32>]>, CliError> {
+        if !self.on {
+            return Ok(None);
+        }
+        for (i, (&h, t)) in handles.iter().zip(&mut self.per_cable).enumerate() {
+            tension::segment_tensions(pool, h, substep, t)
+                .map_err(|e| CliError::Other(format!("internal: {e}")))?;
+            if let Some(j) = t.iter().position(|x| !x.is_finite()) {
+                return Err(CliError::Other(format!(
+                    "scene.cables[{i}]: the tension of segment {j} went non-finite ({}), so nothing was written; try more iterations, a smaller substep or gentler masses and forces",
+                    t[j]
+                )));
+            }
+        }
+        Ok(Some(&self.per_cable))
+    }
 }
 
 /// Frames in `seconds` of frames of `dt`: the nearest whole number when

@@ -11,3 +11,35 @@ pub use shared::*;
 pub fn cable_bin() -> std::path::PathBuf {
     std::path::PathBuf::from(env!("CARGO_BIN_EXE_cable"))
 }
+
+/// A fresh, empty directory for one test, under Cargo's temporary
+/// directory for integration tests.
+pub fn test_dir(tag: &str) -> std::path::PathBuf {
+    let d = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("cli_{}_{tag}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).expect("create the test directory");
+    d
+}
+
+/// Runs `cable` with `args` and `input` on standard input (a closed pipe
+/// is fine: the reader may stop early), returning its output.
+pub fn cable_with_stdin(args: &[&str], input: &str) -> std::process::Output {
+    use std::io::Write;
+    use std::process::{Command, Stdio};
+    let mut child = Command::new(cable_bin())
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("start cable");
+    let mut stdin = child.stdin.take().expect("piped stdin");
+    let input = input.as_bytes().to_vec();
+    let writer = std::thread::spawn(move || {
+        let _ = stdin.write_all(&input);
+    });
+    let o = child.wait_with_output().expect("wait for cable");
+    writer.join().expect("stdin writer");
+    o
+}
