@@ -17,7 +17,7 @@ use cable::systems::{Layout, Solver, SolverParams, Stepper};
 use glam::{Quat, Vec3};
 
 /// (scene, FNV-1a hash of every position's bits after the run).
-const GOLDEN: [(&str, u64); 9] = [
+const GOLDEN: [(&str, u64); 10] = [
     ("classic", 0x43d8c7d74364b342),
     ("compliance", 0x1da7524b19cb35e1),
     ("bending", 0x314a99c39fd15ec9),
@@ -27,6 +27,7 @@ const GOLDEN: [(&str, u64); 9] = [
     ("curvature", 0x2d23055dbe02230b),
     ("direct", 0x6b9488f993cf2770),
     ("breaking", 0xbcb569c2541fb7e4),
+    ("winch", 0xdaacd7b66b8c02b9),
 ];
 
 fn fnv(pool: &mut ParticlePool) -> u64 {
@@ -100,6 +101,15 @@ fn scene(name: &str) -> (ParticlePool, SolverParams) {
             if name == "breaking" {
                 d.params.tethers = k % 2 == 0;
                 d.params.break_tension = Some(20.0 + 2.0 * k as f32);
+            }
+        }),
+        "winch" => cables(&mut pool, |d, k| {
+            d.params.tethers = k % 2 == 0;
+            d.attach_end = k % 3 == 0;
+            d.params.reel_speed = [0.8, -0.6, 0.0][k % 3];
+            d.params.max_length = Some(6.0);
+            if k % 4 == 1 {
+                d.mass_per_length = Some(0.4);
             }
         }),
         "tethers_pins_masses" => cables(&mut pool, |d, k| {

@@ -105,8 +105,8 @@ fn the_direct_solver_makes_a_chain_inextensible_in_a_few_iterations() {
         // system is nearly singular there, so the direct solve needs more
         // iterations) with a 6 m/s shove along it, 4 iterations: several
         // times less stretch.
-        let gs = loaded_stretch(layout, Solver::GaussSeidel, 4, 0.5236);
-        let direct = loaded_stretch(layout, Solver::Direct, 4, 0.5236);
+        let gs = loaded_stretch(layout, Solver::GaussSeidel, 4, std::f32::consts::FRAC_PI_6);
+        let direct = loaded_stretch(layout, Solver::Direct, 4, std::f32::consts::FRAC_PI_6);
         assert!(
             direct < gs / 3.0,
             "{layout}: swinging load {direct} vs {gs}"
@@ -321,5 +321,54 @@ fn pinned_particles_stay_where_they_start() {
                 }
             }
         }
+    }
+}
+
+#[test]
+fn a_winch_pays_out_and_reels_in_at_its_speed_within_its_bounds() {
+    for layout in Layout::ALL {
+        // 1 m hanging from a winch at the top, 8 segments of 0.125 m.
+        let run = |speed: f32, seconds: u32| {
+            let mut d = hanging(1.0, 8, true);
+            d.params.reel_speed = speed;
+            d.params.max_length = Some(2.0);
+            d.params.min_length = Some(0.5);
+            let mut pool = ParticlePool::new();
+            let h = pool.add_cable(&d).expect("fits");
+            let params = SolverParams {
+                damping: 1.0,
+                ..SolverParams::default()
+            };
+            let mut st = Stepper::with_layout(params, layout).expect("valid");
+            let mut ends = Vec::new();
+            for _ in 0..seconds * 60 {
+                st.advance(&mut pool, 1.0 / 60.0).expect("valid dt");
+                ends.push(pool.positions(h).expect("live").last().expect("2+").y);
+            }
+            let rest: f32 = pool.rest_lengths(h).expect("live").iter().sum();
+            (pool.positions(h).expect("live").len(), rest, ends)
+        };
+        // Out at 0.25 m/s: 1 s in, the end hangs 1.25 m down, moving at the
+        // winch's speed; after 6 s the length stops at max_length.
+        let (n, rest, ends) = run(0.25, 6);
+        assert!(
+            (ends[59] + 1.25).abs() < 0.01,
+            "{layout}: end at {}",
+            ends[59]
+        );
+        let v = (ends[59] - ends[58]) * 60.0;
+        assert!((v + 0.25).abs() < 0.02, "{layout}: end speed {v}");
+        assert!((rest - 2.0).abs() < 1.0e-4, "{layout}: rest length {rest}");
+        assert_eq!(n, 17, "{layout}: particles after paying out to 2 m");
+        assert!((ends[ends.len() - 1] + 2.0).abs() < 0.01, "{layout}");
+        // In at 0.25 m/s for 3 s: stops at min_length 0.5 m.
+        let (n, rest, ends) = run(-0.25, 3);
+        assert!(
+            (ends[59] + 0.75).abs() < 0.01,
+            "{layout}: end at {}",
+            ends[59]
+        );
+        assert!((rest - 0.5).abs() < 1.0e-4, "{layout}: rest length {rest}");
+        assert_eq!(n, 5, "{layout}: particles after reeling in to 0.5 m");
     }
 }

@@ -429,10 +429,10 @@ impl CableDesc {
             return Ok(vec![1.0; n]);
         };
         let rho = check_finite("mass_per_length", rho)?;
-        if rho <= 0.0 {
+        if !(rho > 0.0 && rho <= 1.0e6) {
             return Err(CableError::OutOfRange {
                 field: "mass_per_length",
-                expected: "must be greater than 0",
+                expected: "must be greater than 0 and at most 1e6",
                 value: f64::from(rho),
             });
         }
@@ -458,7 +458,12 @@ impl CableDesc {
     /// Total rest length, metres.
     #[must_use]
     pub fn length(&self) -> f32 {
-        self.geometry.rest.iter().sum()
+        // Summed in f64: millions of segments would drift in f32.
+        self.geometry
+            .rest
+            .iter()
+            .map(|&r| f64::from(r))
+            .sum::<f64>() as f32
     }
 
     /// Number of particles (segments + 1).

@@ -58,6 +58,10 @@ pub(crate) struct CableRecord {
     /// Inverse mass each end had before it was attached, restored on detach.
     pub(crate) end_inv_mass: [f32; 2],
     pub(crate) alive: bool,
+    /// Segment length the winch adds or removes particles at, metres.
+    pub(crate) reel_segment: f32,
+    /// Linear density the cable was built with, for reeled-out particles.
+    pub(crate) mass_per_length: Option<f32>,
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -297,6 +301,8 @@ impl ParticlePool {
             attach: [None, None],
             end_inv_mass: [inv_mass[0], inv_mass[count - 1]],
             alive: true,
+            reel_segment: length / (count - 1) as f32,
+            mass_per_length: desc.mass_per_length,
         };
         for (end, on) in [(End::Start, desc.attach_start), (End::End, desc.attach_end)] {
             if on {
@@ -603,6 +609,135 @@ impl ParticlePool {
             self.refresh_rows(i);
         }
         Ok(())
+    }
+
+    /// Winch at the start end: changes the cable's rest length by `delta`
+    /// metres (positive pays out), clamped to its
+    /// [`CableParams::min_length`]..=[`CableParams::max_length`]. The
+    /// change goes into the first segment; when it grows past 1.5 times the
+    /// cable's segment length (its initial length / segments) a particle is
+    /// inserted after the start particle, on the first segment, with the
+    /// velocity there, and when it shrinks below half of it (with more
+    /// than one segment left) the particle after the start is removed and
+    /// its segment merged into the first. Returns the new particle count.
+    ///
+    /// # Errors
+    /// Stale handle, a non-finite `delta`, or
+    /// [`CableError::BudgetExceeded`] when a particle cannot be added.
+    ///
+    /// # Example
+    /// ```
+    /// use cable_core::{CableDesc, ParticlePool};
+    /// use glam::Vec3;
+    ///
+    /// let mut pool = ParticlePool::new();
+    /// let h = pool.add_cable(&CableDesc::line(Vec3::ZERO, Vec3::new(0.0, -1.0, 0.0), 1.0, 4)?)?;
+    /// assert_eq!(pool.reel(h, 0.2)?, 6); // 1.2 m: the first segment split
+    /// assert!((pool.rest_lengths(h)?.iter().sum::<f32>() - 1.2).abs() < 1e-6);
+    /// assert_eq!(pool.reel(h, -0.9)?, 2); // reeled in to one segment's length (0.25 m)
+    /// # Ok::<(), cable_core::CableError>(())
+    /// ```
+    pub fn reel(&mut self, handle: CableHandle, delta: f32) -> Result<usize, CableError> {
+        let delta = check_finite("reel", delta)?;
+        let i = self.record_index(handle)?;
+        self.touch();
+        let (first, count) = (self.cables[i].first, self.cables[i].count);
+        let p = self.cables[i].params;
+        let total: f64 = self.rest[first..first + count - 1]
+            .iter()
+            .map(|&r| f64::from(r))
+            .sum();
+        let lo = f64::from(p.min_length.unwrap_or(0.0));
+        let hi = f64::from(p.max_length.unwrap_or(f32::MAX));
+        let target = (total + f64::from(delta)).clamp(lo, hi.max(lo));
+        let change = (target - total) as f32;
+        if change == 0.0 {
+            return Ok(count);
+        }
+        let seg = self.cables[i].reel_segment;
+        // May go below zero for a moment: the merges below absorb it.
+        self.rest[first] += change;
+        // Pay out: split the first segment, a whole segment behind the new particle.
+        while self.rest[first] > 1.5 * seg {
+            if self.particle_count() >= self.budget {
+                return Err(CableError::BudgetExceeded {
+                    requested: 1,
+                    live: self.particle_count(),
+                    budget: self.budget,
+                });
+            }
+            self.insert_after_start(i, seg);
+        }
+        // Reel in: merge the first two segments.
+        while self.rest[first] < 0.5 * seg && self.cables[i].count > 2 {
+            self.remove_after_start(i);
+        }
+        self.rest[first] = self.rest[first].max(2.0 * crate::MIN_SEGMENT_LENGTH);
+        self.refresh_rows(i);
+        self.debug_check();
+        Ok(self.cables[i].count)
+    }
+
+    /// Inserts a particle on the first segment of record `i`, `seg` metres
+    /// of rest length before particle 1.
+    fn insert_after_start(&mut self, i: usize, seg: f32) {
+        let first = self.cables[i].first;
+        let r0 = self.rest[first];
+        let t = (r0 - seg) / r0; // along 0 → 1
+        let at = first + 1;
+        let pos = self.pos[first].lerp(self.pos[at], t);
+        let prev = self.prev[first].lerp(self.prev[at], t);
+        let w = match self.cables[i].mass_per_length {
+            Some(rho) => 1.0 / (rho * 0.5 * r0),
+            None => 1.0,
+        };
+        let w = if w.is_finite() && w > 0.0 { w } else { 1.0 };
+        self.pos.insert(at, pos);
+        self.prev.insert(at, prev);
+        self.inv_mass.insert(at, w);
+        self.rest[first] = r0 - seg;
+        self.rest.insert(at, seg);
+        self.lambda.insert(at, 0.0);
+        self.lambda_bend.insert(at, 0.0);
+        self.lambda_row.insert(at, [0.0; 3]);
+        let linked = self.row_const[first].linked;
+        self.row_const.insert(
+            at,
+            RowConst {
+                anchor: [NO_ANCHOR; 2],
+                reach: [0.0; 2],
+                kappa0: 0.0,
+                bend_compliance: 0.0,
+                linked,
+            },
+        );
+        self.shift_records(i, 1);
+    }
+
+    /// Removes particle 1 of record `i`, merging its segment into the first.
+    fn remove_after_start(&mut self, i: usize) {
+        let first = self.cables[i].first;
+        let at = first + 1;
+        self.rest[first] += self.rest[at];
+        self.row_const[first].linked &= self.row_const[at].linked;
+        self.pos.remove(at);
+        self.prev.remove(at);
+        self.inv_mass.remove(at);
+        self.rest.remove(at);
+        self.lambda.remove(at);
+        self.lambda_bend.remove(at);
+        self.lambda_row.remove(at);
+        self.row_const.remove(at);
+        self.shift_records(i, -1);
+    }
+
+    /// Record `i` gained (`by` = 1) or lost (−1) a row: later cables move.
+    fn shift_records(&mut self, i: usize, by: isize) {
+        let rec = &mut self.cables[i];
+        rec.count = rec.count.saturating_add_signed(by);
+        for r in &mut self.cables[i + 1..] {
+            r.first = r.first.saturating_add_signed(by);
+        }
     }
 
     /// Sets the inverse mass (1/kg) of one particle; 0 pins it in place.

@@ -146,6 +146,20 @@ impl Default for Stages {
     }
 }
 
+/// Turns every winch by one substep of `h` seconds
+/// ([`cable_core::CableParams::reel_speed`], [`ParticlePool::reel`]).
+fn reel_all(pool: &mut ParticlePool, h: f32) {
+    let winches: Vec<_> = (0..pool.cable_count())
+        .filter_map(|i| pool.cable(i))
+        .filter(|c| c.params.reel_speed != 0.0)
+        .map(|c| (c.handle, c.params.reel_speed * h))
+        .collect();
+    for (handle, delta) in winches {
+        // Only a full particle budget can refuse: the winch then holds.
+        let _ = pool.reel(handle, delta);
+    }
+}
+
 /// The buffers a layout keeps between frames (empty for `Soa`).
 #[derive(Debug, Clone, Default)]
 pub struct LayoutState {
@@ -176,15 +190,25 @@ impl LayoutState {
         if n == 0 {
             return;
         }
-        let breakable = (0..pool.cable_count()).any(|i| {
-            pool.cable(i)
-                .is_some_and(|c| c.params.break_tension.is_some())
-        });
-        if breakable {
-            // Segments break between substeps: one substep at a time.
+        let (mut breakable, mut reeling) = (false, false);
+        for i in 0..pool.cable_count() {
+            if let Some(c) = pool.cable(i) {
+                breakable |= c.params.break_tension.is_some();
+                reeling |= c.params.reel_speed != 0.0;
+            }
+        }
+        if breakable || reeling {
+            // Segments break and winches turn between substeps: one
+            // substep at a time (breaking first: it reads the multipliers
+            // of the substep, indexed by the particles before reeling).
             for _ in 0..n {
                 self.advance_unbroken(layout, pool, params, 1, stages);
-                crate::tension::break_overloaded(pool, params.substep);
+                if breakable {
+                    crate::tension::break_overloaded(pool, params.substep);
+                }
+                if reeling && stages.integrate {
+                    reel_all(pool, params.substep);
+                }
             }
         } else {
             self.advance_unbroken(layout, pool, params, n, stages);
