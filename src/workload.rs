@@ -41,6 +41,10 @@ pub struct Workload {
     pub frame_substeps: u32,
     /// Where the cables hang.
     pub scene: BenchScene,
+    /// Cables have tethers ([`cable_core::CableParams::tethers`], on by
+    /// default in scenes). Off: the spec's classic step, the workload the
+    /// layout figures are quoted for.
+    pub tethers: bool,
 }
 
 /// The scene of a [`Workload`].
@@ -89,6 +93,7 @@ impl Default for Workload {
             substeps: 120,
             frame_substeps: 1,
             scene: BenchScene::Free,
+            tethers: false,
         }
     }
 }
@@ -147,7 +152,8 @@ impl Workload {
             let width = self.cables as f32 * 0.5;
             for k in 0..self.cables {
                 let start = Vec3::new(0.0, 0.0, k as f32 * 0.5);
-                let desc = CableDesc::line(start, start + Vec3::X * 10.0, 12.0, self.segments)?;
+                let mut desc = CableDesc::line(start, start + Vec3::X * 10.0, 12.0, self.segments)?;
+                desc.params.tethers = self.tethers;
                 pool.add_cable(&desc)?;
             }
             pool.colliders_mut().add(Collider::plane(Vec3::Y, -2.0)?);
@@ -163,7 +169,8 @@ impl Workload {
         for k in 0..self.cables {
             let (y, z) = ((k / side) as f32 * 0.5, (k % side) as f32 * 0.5);
             let start = Vec3::new(0.0, y, z);
-            let desc = CableDesc::line(start, start + Vec3::X * 10.0, 12.0, self.segments)?;
+            let mut desc = CableDesc::line(start, start + Vec3::X * 10.0, 12.0, self.segments)?;
+            desc.params.tethers = self.tethers;
             pool.add_cable(&desc)?;
         }
         Ok(pool)

@@ -23,11 +23,11 @@ const GOLDEN: [(&str, u64); 10] = [
     ("bending", 0x314a99c39fd15ec9),
     ("colliders_friction", 0xb91855d9e9b7401c),
     ("moving_attachments", 0x6deb743695e7ff11),
-    ("tethers_pins_masses", 0x7b70d145b22aa24a),
-    ("curvature", 0x2d23055dbe02230b),
-    ("direct", 0x6b9488f993cf2770),
-    ("breaking", 0xbcb569c2541fb7e4),
-    ("winch", 0xdaacd7b66b8c02b9),
+    ("tethers_pins_masses", 0x49e3ed6d32336043),
+    ("curvature", 0x54dff4bd54405bf1),
+    ("direct", 0xb796289294cb58e0),
+    ("breaking", 0xdadfb1ab19ef005e),
+    ("winch", 0xb980cac97b595c1f),
 ];
 
 fn fnv(pool: &mut ParticlePool) -> u64 {

@@ -78,8 +78,8 @@ pub trait Lane:
     fn copysign(self, s: Self) -> Self;
     /// Rounds up to an integer.
     fn ceil(self) -> Self;
-    /// Lane `i`.
-    fn lane(self, i: usize) -> f32;
+    /// Lane `i` (by reference: a wide lane value is hundreds of bytes).
+    fn lane(&self, i: usize) -> f32;
     /// Sets lane `i`.
     fn set_lane(&mut self, i: usize, v: f32);
 
@@ -187,8 +187,8 @@ impl Lane for f32 {
         f32::ceil(self)
     }
     #[inline(always)]
-    fn lane(self, _: usize) -> f32 {
-        self
+    fn lane(&self, _: usize) -> f32 {
+        *self
     }
     #[inline(always)]
     fn set_lane(&mut self, _: usize, v: f32) {
@@ -366,7 +366,7 @@ impl<const N: usize> Lane for Fx<N> {
         self.map(f32::ceil)
     }
     #[inline(always)]
-    fn lane(self, i: usize) -> f32 {
+    fn lane(&self, i: usize) -> f32 {
         self.0[i]
     }
     #[inline(always)]
@@ -467,7 +467,7 @@ impl<L: Lane> V3<L> {
     }
     /// Lane `i` as a glam vector.
     #[inline(always)]
-    pub fn lane(self, i: usize) -> Vec3 {
+    pub fn lane(&self, i: usize) -> Vec3 {
         Vec3::new(self.x.lane(i), self.y.lane(i), self.z.lane(i))
     }
     /// Sets lane `i`.

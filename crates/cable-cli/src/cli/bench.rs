@@ -46,6 +46,7 @@ pub fn bench(a: &BenchArgs) -> Result<(), CliError> {
         substeps,
         // Default: every substep in one frame (the solver's throughput).
         frame_substeps: a.frame_substeps.unwrap_or(substeps),
+        tethers: a.tethers,
     };
     check(&w)?;
     let layouts: Vec<Layout> = match &a.layout {
@@ -138,8 +139,9 @@ fn check(w: &Workload) -> Result<(), CliError> {
 
 fn print_table(w: &Workload, threads: usize, repeat: u32, results: &[Measurement]) {
     println!(
-        "scene {}: {} cables x {} segments, {} iterations, {} substeps ({} per frame), {threads} threads, simd {}, best of {repeat}",
+        "scene {}{}: {} cables x {} segments, {} iterations, {} substeps ({} per frame), {threads} threads, simd {}, best of {repeat}",
         w.scene.name(),
+        if w.tethers { " with tethers" } else { "" },
         w.cables,
         w.segments,
         w.iterations,
@@ -205,6 +207,7 @@ fn json(w: &Workload, threads: usize, results: &[Measurement]) -> serde_json::Va
         "substeps": w.substeps,
         "frame_substeps": w.frame_substeps,
         "scene": w.scene.name(),
+        "tethers": w.tethers,
         "simd": cable_systems::simd::active().name(),
         "results": results.iter().map(entry).collect::<Vec<_>>(),
     });

@@ -176,6 +176,10 @@ pub struct BenchArgs {
     /// --cables says otherwise, friction 0.3).
     #[arg(long, value_name = "NAME")]
     pub scene: Option<String>,
+    /// Give the cables tethers (scenes have them by default); without it
+    /// the workload is the spec's classic step.
+    #[arg(long)]
+    pub tethers: bool,
     /// SIMD path of the wide kernel: `auto` (the best the CPU has, the
     /// default), `baseline` or `avx2`. Results are identical; speed differs.
     #[arg(long, value_name = "PATH")]
