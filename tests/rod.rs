@@ -372,3 +372,34 @@ fn a_winch_pays_out_and_reels_in_at_its_speed_within_its_bounds() {
         assert_eq!(n, 5, "{layout}: particles after reeling in to 0.5 m");
     }
 }
+
+#[test]
+fn a_broken_segment_leaves_a_gap_in_the_tube_mesh() {
+    use cable::core::mesh::{MeshBuffers, MeshOptions};
+    let mut pool = ParticlePool::new();
+    let h = pool
+        .add_cable(&CableDesc::line(Vec3::ZERO, Vec3::X * 4.0, 4.0, 8).expect("valid"))
+        .expect("fits");
+    let options = MeshOptions::default();
+    let solid = |mesh: &MeshBuffers| {
+        mesh.indices
+            .chunks_exact(3)
+            .filter(|t| !(t[0] == t[1] && t[1] == t[2]))
+            .count()
+    };
+    let mut mesh = MeshBuffers::new();
+    cable::systems::mesh::build_meshes(&pool, &options, &mut mesh).expect("fits");
+    let whole = solid(&mesh);
+    pool.break_segment(h, 3).expect("live");
+    cable::systems::mesh::build_meshes(&pool, &options, &mut mesh).expect("fits");
+    // One segment of eight shows no triangles; nothing else changes.
+    assert_eq!(solid(&mesh), whole - whole / 8);
+    let mut obj = Vec::new();
+    mesh.write_obj(&mut obj).expect("in memory");
+    let faces = String::from_utf8(obj)
+        .expect("utf-8")
+        .lines()
+        .filter(|l| l.starts_with("f "))
+        .count();
+    assert_eq!(faces, whole - whole / 8);
+}

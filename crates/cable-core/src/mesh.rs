@@ -522,6 +522,9 @@ impl MeshBuffers {
                 writeln!(w, "vn {x} {y} {z}")?;
             }
             for tri in self.indices[c.index_range()].chunks_exact(3) {
+                if tri[0] == tri[1] && tri[1] == tri[2] {
+                    continue; // degenerate: a broken segment's gap
+                }
                 let [a, b, d] = [tri[0] + 1, tri[1] + 1, tri[2] + 1];
                 writeln!(w, "f {a}/{a}/{a} {b}/{b}/{b} {d}/{d}/{d}")?;
             }

@@ -35,7 +35,10 @@ pub const MESH_GRAIN: usize = 8192;
 /// Per-cable `radius`, `sides` and `tile` come from each cable's
 /// [`CableParams`]; the style and smoothing from `options`. See
 /// [`cable_core::mesh`] for the counts and the vertex layout, and the module
-/// docs for the steps.
+/// docs for the steps. The triangles of a broken segment
+/// ([`ParticlePool::break_segment`]) are degenerate (all three corners one
+/// vertex): the tube shows the gap and the buffer sizes stay those of the
+/// table.
 ///
 /// # Errors
 /// Invalid `options`, meshes too big for `u32` indices, or
@@ -178,6 +181,9 @@ fn fill(
         let idx = &mut indices[i0..i0 + c.counts.indices as usize];
         if let (Ok(pos), Ok(params)) = (pool.positions(c.handle), pool.params(c.handle)) {
             mesh_cable(pos, params, options, c, verts, idx);
+            if let Ok(rows) = pool.row_consts(c.handle) {
+                close_broken(idx, rows, options, params.sides);
+            }
         }
     }
 }
@@ -434,6 +440,26 @@ fn ribbon_ring(ring: &mut [Vertex], c: Vec3, t: Vec3, side: Vec3, radius: f32, v
                 tangent: [t.x, t.y, t.z, -1.0],
                 ..ring[j]
             };
+        }
+    }
+}
+
+/// Turns the triangles of broken segments
+/// ([`cable_core::ParticlePool::break_segment`]) into degenerate ones (all
+/// three corners the same vertex): the tube shows the gap, the buffer
+/// sizes stay those of the table.
+fn close_broken(
+    indices: &mut [u32],
+    rows: &[cable_core::RowConst],
+    options: &MeshOptions,
+    sides: u32,
+) {
+    let gap = options.gap_indices(sides) as usize;
+    let k = options.rings_per_segment.max(1) as usize;
+    for (r, out) in indices.chunks_exact_mut(gap).enumerate() {
+        if rows.get(r / k).is_some_and(|row| !row.linked) {
+            let a = out[0];
+            out.fill(a);
         }
     }
 }
