@@ -98,6 +98,41 @@ fn plane_near<L: Lane>(normal: Vec3, offset: f32, bb: &Bounds<L>, margin: L) -> 
     (n.dot(centre) - V3::<L>::splat(normal.abs()).dot(half) - s(offset)).lt(margin)
 }
 
+/// Per lane: the first and one past the last row of the segments whose
+/// motion this substep (bounds of both ends, now and before) `reaches`
+/// (each lane exactly its own one-lane answer), and their union as loop
+/// bounds. Segment i is rows i and i + 1: a thin shape can touch a
+/// segment's middle far from both its ends.
+#[inline(always)]
+fn spans_of<L: Lane, S: Store<L>>(
+    st: &S,
+    reaches: impl Fn(&Bounds<L>) -> L::M,
+) -> ((usize, usize), (L, L)) {
+    let n = st.rows();
+    let mut lo = s::<L>(n as f32);
+    let mut hi = lo;
+    let mut seen = L::M::splat(false);
+    for i in 0..n - 1 {
+        let j = (i + 1).min(n - 1);
+        let b = Bounds::of(st.pos(i), st.prev(i))
+            .with(st.pos(j))
+            .with(st.prev(j));
+        let r = reaches(&b);
+        if r.none() {
+            continue;
+        }
+        lo = L::select(r & !seen, s(i as f32), lo);
+        hi = L::select(r, s((i + 2) as f32), hi);
+        seen = seen | r;
+    }
+    let (mut ulo, mut uhi) = (n, 0);
+    for l in (0..L::WIDTH).filter(|&l| seen.lane(l)) {
+        ulo = ulo.min(lo.lane(l) as usize);
+        uhi = uhi.max(hi.lane(l) as usize);
+    }
+    ((ulo, uhi.max(ulo)), (lo, hi))
+}
+
 /// The box `b` grown by `m` per lane.
 #[inline(always)]
 fn grown<L: Lane>(b: &Aabb, m: L) -> Bounds<L> {
@@ -202,6 +237,7 @@ impl<L: Lane> Contacts<L> {
     /// Broad phase and continuous collision for one block, right after it
     /// was integrated (positions predicted, previous positions the start of
     /// the substep). Returns true when some collider is a candidate.
+    #[inline(always)]
     pub fn find<S: Store<L>>(&mut self, st: &mut S, b: &Block<L>, set: &ColliderSet) -> bool {
         self.cands.clear();
         self.cand_m.clear();
@@ -265,50 +301,34 @@ impl<L: Lane> Contacts<L> {
 
     /// The row-level broad phase: for each candidate, the rows of the
     /// first and last segments whose motion this substep, grown by
-    /// `margin`, reaches it in a lane for which it is a candidate.
+    /// `margin`, reaches it in a lane for which it is a candidate. Inlined
+    /// into the kernel for the plane; other shapes go through
+    /// [`Contacts::shape_span`], compiled once.
+    #[inline(always)]
     fn find_spans<S: Store<L>>(&mut self, st: &S, world: &[WorldCollider], margin: L) {
-        let n = st.rows();
         self.span.clear();
         self.lane_span.clear();
         for (ci, &k) in self.cands.iter().enumerate() {
             let col = &world[k as usize];
             let cm = self.cand_m[ci];
-            // Segment i (rows i and i + 1) over the substep: a thin shape
-            // can touch a segment's middle far from both its ends.
-            let reach = |i: usize| {
-                let j = (i + 1).min(n - 1);
-                let b = Bounds::of(st.pos(i), st.prev(i))
-                    .with(st.pos(j))
-                    .with(st.prev(j));
-                let m = match col.shape {
-                    WorldShape::Plane { normal, offset } => plane_near(normal, offset, &b, margin),
-                    _ => b.expand(margin).overlaps(&col.aabb),
-                };
-                m & cm
+            let (span, lane) = if let WorldShape::Plane { normal, offset } = col.shape {
+                spans_of(st, |b| plane_near(normal, offset, b, margin) & cm)
+            } else {
+                Self::shape_span(st, col, cm, margin)
             };
-            // Per lane: the first and one past the last row of the reaching
-            // segments (each lane exactly its own one-lane answer), and
-            // their union as the loop bounds.
-            let mut lo = s::<L>(n as f32);
-            let mut hi = lo;
-            let mut seen = L::M::splat(false);
-            for i in 0..n - 1 {
-                let r = reach(i);
-                if r.none() {
-                    continue;
-                }
-                lo = L::select(r & !seen, s(i as f32), lo);
-                hi = L::select(r, s((i + 2) as f32), hi);
-                seen = seen | r;
-            }
-            let (mut ulo, mut uhi) = (n, 0);
-            for l in (0..L::WIDTH).filter(|&l| seen.lane(l)) {
-                ulo = ulo.min(lo.lane(l) as usize);
-                uhi = uhi.max(hi.lane(l) as usize);
-            }
-            self.span.push((ulo, uhi.max(ulo)));
-            self.lane_span.push((lo, hi));
+            self.span.push(span);
+            self.lane_span.push(lane);
         }
+    }
+
+    /// [`Contacts::find_spans`] of one candidate that is not a plane.
+    fn shape_span<S: Store<L>>(
+        st: &S,
+        col: &WorldCollider,
+        cm: L::M,
+        margin: L,
+    ) -> ((usize, usize), (L, L)) {
+        spans_of(st, |b| b.expand(margin).overlaps(&col.aabb) & cm)
     }
 
     /// Records on which side of each candidate every particle and segment
@@ -487,37 +507,73 @@ impl<L: Lane> Contacts<L> {
 
     /// One contact pass, run after every constraint sweep: pushes particles
     /// and segments out of the candidate colliders to the cable radius.
+    ///
+    /// Inlined into the kernel (and so compiled for the kernel's SIMD
+    /// path) for the plane, the common ground; other shapes go through
+    /// [`Contacts::project_shape`], compiled once.
+    #[inline(always)]
     pub fn project<S: Store<L>>(&mut self, st: &mut S, b: &Block<L>, set: &ColliderSet) {
         let world = set.prepared();
         let r = b.radius;
+        for ci in 0..self.cands.len() {
+            let k = self.cands[ci];
+            let col = &world[k as usize];
+            if let WorldShape::Plane { normal, offset } = col.shape {
+                // The same operations as `point_contact_l`, written out here.
+                let cm = self.cand_m[ci];
+                let kf = s::<L>(k as f32);
+                let (lo, hi) = self.span[ci];
+                let ls = self.lane_span[ci];
+                let (nv, off) = (V3::<L>::splat(normal), s::<L>(offset));
+                for i in lo..hi {
+                    let m = cm & row_in(ls, i) & st.free(i);
+                    if m.none() {
+                        continue;
+                    }
+                    let p = st.pos(i);
+                    let phi = nv.dot(p) - off;
+                    let hit = m & phi.lt(r);
+                    if hit.any() {
+                        let dp = nv.scale(r - phi);
+                        st.set_pos(i, V3::select(hit, p + dp, p));
+                        self.push[i] = V3::select(hit, self.push[i] + dp, self.push[i]);
+                        self.touch[i] = L::select(hit, kf, self.touch[i]);
+                    }
+                }
+            } else {
+                self.project_shape(st, b, col, ci);
+            }
+        }
+    }
+
+    /// [`Contacts::project`] for candidate `ci`, a shape other than a plane.
+    fn project_shape<S: Store<L>>(
+        &mut self,
+        st: &mut S,
+        b: &Block<L>,
+        col: &WorldCollider,
+        ci: usize,
+    ) {
+        let k = self.cands[ci];
+        let r = b.radius;
         let n = st.rows();
         let (zero, one) = (s::<L>(0.0), s::<L>(1.0));
-        for (ci, &k) in self.cands.iter().enumerate() {
-            let col = &world[k as usize];
+        {
             let cm = self.cand_m[ci];
             let kf = s::<L>(k as f32);
             let zone = grown(&col.aabb, r);
             let side = &self.side[2 * n * ci..2 * n * (ci + 1)];
-            let plane = matches!(col.shape, WorldShape::Plane { .. });
             let (lo, hi) = self.span[ci];
             let ls = self.lane_span[ci];
             #[allow(clippy::needless_range_loop)] // rows index the store and the side memory alike
             for i in lo..hi {
                 let p = st.pos(i);
-                let m = if plane {
-                    cm & row_in(ls, i) & st.free(i)
-                } else {
-                    cm & row_in(ls, i) & st.free(i) & contains(&zone, p)
-                };
+                let m = cm & row_in(ls, i) & st.free(i) & contains(&zone, p);
                 if m.none() {
                     continue;
                 }
                 let (phi, nrm) = point_contact_l(&col.shape, p);
-                let (phi, nrm) = if plane {
-                    (phi, nrm)
-                } else {
-                    keep_side(&col.shape, p, phi, nrm, side[i])
-                };
+                let (phi, nrm) = keep_side(&col.shape, p, phi, nrm, side[i]);
                 let hit = m & phi.lt(r);
                 if hit.any() {
                     let dp = nrm.scale(r - phi);
@@ -525,10 +581,6 @@ impl<L: Lane> Contacts<L> {
                     self.push[i] = V3::select(hit, self.push[i] + dp, self.push[i]);
                     self.touch[i] = L::select(hit, kf, self.touch[i]);
                 }
-            }
-            if plane {
-                // A segment whose ends are outside a half-space is outside.
-                continue;
             }
             let (slo, shi) = seg_span(lo, hi, n);
             for i in slo..shi {
