@@ -25,7 +25,7 @@ const GOLDEN: [(&str, u64); 10] = [
     ("moving_attachments", 0x6deb743695e7ff11),
     ("tethers_pins_masses", 0x49e3ed6d32336043),
     ("curvature", 0x54dff4bd54405bf1),
-    ("direct", 0xb796289294cb58e0),
+    ("direct", 0x1277097423e256e9),
     ("breaking", 0xdadfb1ab19ef005e),
     ("winch", 0xb980cac97b595c1f),
 ];
@@ -150,7 +150,8 @@ fn scene(name: &str) -> (ParticlePool, SolverParams) {
             params.iterations = 3;
             cables(&mut pool, |d, k| {
                 d.params.tethers = k % 2 == 1;
-                d.params.compliance = if k % 3 == 0 { 1.0e-4 } else { 0.0 };
+                // Compliant cables 0, 2, 4 and 6 share a lane group.
+                d.params.compliance = if k % 2 == 0 && k < 8 { 1.0e-4 } else { 0.0 };
                 d.attach_end = k % 4 != 0;
             });
         }

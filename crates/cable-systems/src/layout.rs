@@ -44,7 +44,7 @@
 use std::fmt;
 use std::str::FromStr;
 
-use cable_core::ParticlePool;
+use cable_core::{CableHandle, ParticlePool};
 
 use crate::aos::{self, AosWorld};
 use crate::kernel::advance_cable;
@@ -148,13 +148,15 @@ impl Default for Stages {
 
 /// Turns every winch by one substep of `h` seconds
 /// ([`cable_core::CableParams::reel_speed`], [`ParticlePool::reel`]).
-fn reel_all(pool: &mut ParticlePool, h: f32) {
-    let winches: Vec<_> = (0..pool.cable_count())
-        .filter_map(|i| pool.cable(i))
-        .filter(|c| c.params.reel_speed != 0.0)
-        .map(|c| (c.handle, c.params.reel_speed * h))
-        .collect();
-    for (handle, delta) in winches {
+fn reel_all(pool: &mut ParticlePool, h: f32, winches: &mut Vec<(CableHandle, f32)>) {
+    winches.clear();
+    winches.extend(
+        (0..pool.cable_count())
+            .filter_map(|i| pool.cable(i))
+            .filter(|c| c.params.reel_speed != 0.0)
+            .map(|c| (c.handle, c.params.reel_speed * h)),
+    );
+    for &(handle, delta) in winches.iter() {
         // Only a full particle budget can refuse: the winch then holds.
         let _ = pool.reel(handle, delta);
     }
@@ -168,6 +170,10 @@ pub struct LayoutState {
     /// Accumulate and write back every constraint's multiplier, for
     /// tension ([`crate::Stepper::set_track_tension`]).
     pub(crate) track: bool,
+    /// Scratch of breaking and winches, kept so a step does not allocate.
+    handles: Vec<CableHandle>,
+    tensions: Vec<f32>,
+    winches: Vec<(CableHandle, f32)>,
 }
 
 impl LayoutState {
@@ -204,10 +210,15 @@ impl LayoutState {
             for _ in 0..n {
                 self.advance_unbroken(layout, pool, params, 1, stages);
                 if breakable {
-                    crate::tension::break_overloaded(pool, params.substep);
+                    crate::tension::break_overloaded(
+                        pool,
+                        params.substep,
+                        &mut self.handles,
+                        &mut self.tensions,
+                    );
                 }
                 if reeling && stages.integrate {
-                    reel_all(pool, params.substep);
+                    reel_all(pool, params.substep, &mut self.winches);
                 }
             }
         } else {

@@ -136,10 +136,18 @@ pub fn solve_direct<L: Lane, S: Store<L>>(s: &mut S, b: &Block<L>, chain: &mut V
         let pb = s.pos(j + 1);
         let d = pb - pa;
         let len = d.length();
-        let c = s.rigid(j, 1);
-        let live = !len.le(L::splat(MIN_SEGMENT_LENGTH)) & (c.ma | c.mb);
+        // Rest length and whether either end moves (a compliant block
+        // keeps its constants in the compliant form).
+        let (rest, moves) = if b.soft {
+            let c = s.soft(j, 1, at);
+            (c.rest, c.m)
+        } else {
+            let c = s.rigid(j, 1);
+            (c.rest, c.ma | c.mb)
+        };
+        let live = !len.le(L::splat(MIN_SEGMENT_LENGTH)) & moves;
         row.n = d.div(len).keep(live);
-        let rhs = (len - c.rest).neg() - at * s.lambda(1, j);
+        let rhs = (len - rest).neg() - at * s.lambda(1, j);
         row.dp = rhs.keep(live);
         row.cp = L::select(live, zero, L::splat(1.0)); // diagonal placeholder: 1 when dead
         pa = pb;

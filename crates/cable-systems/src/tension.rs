@@ -54,27 +54,34 @@ pub fn segment_tensions(
     let (lambda, rows) = pool.multipliers(handle)?;
     let k = pool.row_consts(handle)?;
     let segs = lambda.len() - 1;
+    // Tether loads over the segments they span, by a difference array
+    // (kept in `out` itself: no allocation once `out` has room).
     out.clear();
-    out.extend(lambda[..segs].iter().map(|l| -l));
-    // Tether loads over the segments they span, by a difference array.
-    let mut diff = vec![0.0f32; segs + 1];
+    out.resize(segs, 0.0);
+    let mut add = |j: usize, v: f32| {
+        if let Some(t) = out.get_mut(j) {
+            *t += v;
+        }
+    };
     for (i, (kc, l)) in k.iter().zip(rows).enumerate() {
         if kc.anchor[0] != NO_ANCHOR {
-            let a = kc.anchor[0] as usize;
-            diff[a] -= l[0];
-            diff[i] += l[0];
+            add(kc.anchor[0] as usize, -l[0]);
+            add(i, l[0]);
         }
         if kc.anchor[1] != NO_ANCHOR {
-            let b = kc.anchor[1] as usize;
-            diff[i] -= l[1];
-            diff[b] += l[1];
+            add(i, -l[1]);
+            add(kc.anchor[1] as usize, l[1]);
         }
     }
     let h2 = substep * substep;
     let mut run = 0.0f32;
     for (j, t) in out.iter_mut().enumerate() {
-        run += diff[j];
-        *t = if k[j].linked { (*t + run) / h2 } else { 0.0 };
+        run += *t;
+        *t = if k[j].linked {
+            (-lambda[j] + run) / h2
+        } else {
+            0.0
+        };
     }
     Ok(())
 }
@@ -82,15 +89,20 @@ pub fn segment_tensions(
 /// Breaks every segment of every breakable cable whose tension exceeds
 /// the cable's [`cable_core::CableParams::break_tension`], from the
 /// multipliers of the last substep. Returns how many segments broke.
-pub(crate) fn break_overloaded(pool: &mut ParticlePool, substep: f32) -> usize {
+pub(crate) fn break_overloaded(
+    pool: &mut ParticlePool,
+    substep: f32,
+    handles: &mut Vec<CableHandle>,
+    t: &mut Vec<f32>,
+) -> usize {
     let mut broke = 0;
-    let mut t = Vec::new();
-    let handles: Vec<CableHandle> = pool.handles().collect();
-    for h in handles {
+    handles.clear();
+    handles.extend(pool.handles());
+    for &h in handles.iter() {
         let Ok(Some(limit)) = pool.params(h).map(|p| p.break_tension) else {
             continue;
         };
-        if segment_tensions(pool, h, substep, &mut t).is_err() {
+        if segment_tensions(pool, h, substep, t).is_err() {
             continue;
         }
         for (j, &tj) in t.iter().enumerate() {
