@@ -3,7 +3,7 @@
 //! pool), on random scenes and whatever the rayon thread count.
 
 use cable::core::{CableDesc, Collider, End, ParticlePool};
-use cable::systems::{Layout, SolverParams, Stepper, substep};
+use cable::systems::{Layout, Solver, SolverParams, Stepper, substep};
 use glam::{Quat, Vec3};
 
 /// xorshift64*: a tiny deterministic generator for scene shapes.
@@ -31,6 +31,12 @@ impl Rng {
 /// some long enough for the pipelined sweeps), pins, masses, bending,
 /// compliance, wind, and a `-0.0` coordinate or two.
 fn random_scene(seed: u64) -> (ParticlePool, SolverParams) {
+    random_scene_with(seed, false)
+}
+
+/// A random scene; with `winches_and_breaking`, some cables reel and some
+/// can break (frame-level edits the plain `substep` function does not do).
+fn random_scene_with(seed: u64, winches_and_breaking: bool) -> (ParticlePool, SolverParams) {
     let mut rng = Rng(seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1);
     let mut pool = ParticlePool::new();
     let cables = 20 + (rng.next() % 40) as usize;
@@ -56,6 +62,25 @@ fn random_scene(seed: u64) -> (ParticlePool, SolverParams) {
         if rng.chance(0.3) {
             desc.params.force = Vec3::new(rng.f(-3.0, 3.0), 0.0, rng.f(-3.0, 3.0));
         }
+        // The rod features: tethers (on by default), pins, masses, bending stiffness.
+        desc.params.tethers = rng.chance(0.7);
+        if segs >= 3 && rng.chance(0.3) {
+            desc.pins = vec![1 + (rng.next() % u64::from(segs - 1)) as u32];
+        }
+        if rng.chance(0.3) {
+            desc.mass_per_length = Some(rng.f(0.1, 3.0));
+        }
+        if rng.chance(0.25) {
+            desc.params.bend_stiffness = rng.f(0.01, 2.0);
+        }
+        if winches_and_breaking {
+            if rng.chance(0.3) {
+                desc.params.reel_speed = rng.f(-1.0, 1.0);
+            }
+            if rng.chance(0.3) {
+                desc.params.break_tension = Some(rng.f(5.0, 60.0));
+            }
+        }
         let h = pool.add_cable(&desc).expect("within budget");
         let n = segs as usize + 1;
         for i in 0..n {
@@ -76,6 +101,11 @@ fn random_scene(seed: u64) -> (ParticlePool, SolverParams) {
             0.0
         } else {
             rng.f(0.0, 2.0)
+        },
+        solver: if rng.chance(0.3) {
+            Solver::Direct
+        } else {
+            Solver::GaussSeidel
         },
         ..SolverParams::default()
     };
@@ -151,12 +181,16 @@ fn reference(seed: u64) -> Vec<u32> {
 }
 
 fn run(seed: u64, layout: Layout, threads: usize) -> Vec<u32> {
+    run_with(seed, layout, threads, false)
+}
+
+fn run_with(seed: u64, layout: Layout, threads: usize, edits: bool) -> Vec<u32> {
     let workers = rayon::ThreadPoolBuilder::new()
         .num_threads(threads)
         .build()
         .expect("threads");
     workers.install(|| {
-        let (mut pool, params) = random_scene(seed);
+        let (mut pool, params) = random_scene_with(seed, edits);
         let mut stepper = Stepper::with_layout(params, layout).expect("valid params");
         for (f, dt) in FRAMES.into_iter().enumerate() {
             script(&mut pool, f);
@@ -176,6 +210,22 @@ fn every_layout_is_bitwise_the_scalar_solver_on_random_scenes() {
                 assert!(
                     got == want,
                     "seed {seed}: layout {layout} with {threads} threads differs from the scalar solver"
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn every_layout_agrees_bitwise_with_winches_and_breaking_segments() {
+    for seed in 100..108 {
+        let want = run_with(seed, Layout::Soa, 1, true);
+        for layout in Layout::ALL {
+            for threads in [1, 2] {
+                let got = run_with(seed, layout, threads, true);
+                assert!(
+                    got == want,
+                    "seed {seed}: layout {layout} with {threads} threads differs from soa on 1 thread"
                 );
             }
         }
@@ -266,7 +316,29 @@ fn every_layout_is_bitwise_the_scalar_solver_with_colliders() {
 
 #[test]
 fn lanes8_actually_uses_lane_groups_on_random_scenes() {
-    let (mut pool, params) = random_scene(3);
+    // Random cables of two lengths, with and without compliance, with
+    // random cheap features (tethers, pins, masses, forces, breakability),
+    // which do not split lane groups.
+    let mut rng = Rng(0x5eed);
+    let mut pool = ParticlePool::new();
+    for k in 0..48 {
+        let segs = rng.pick(&[16u32, 33]);
+        let start = Vec3::new(0.0, k as f32 * 0.3, 0.0);
+        let mut desc =
+            CableDesc::line(start, start + Vec3::new(4.0, 0.0, 0.0), 5.0, segs).expect("valid");
+        desc.attach_end = rng.chance(0.5);
+        desc.params.tethers = rng.chance(0.5);
+        desc.params.compliance = if rng.chance(0.3) { 1.0e-3 } else { 0.0 };
+        desc.params.break_tension = rng.chance(0.3).then_some(1.0e3);
+        if rng.chance(0.3) {
+            desc.pins = vec![5];
+        }
+        if rng.chance(0.3) {
+            desc.mass_per_length = Some(rng.f(0.1, 2.0));
+        }
+        pool.add_cable(&desc).expect("fits");
+    }
+    let params = SolverParams::default();
     let mut stepper = Stepper::with_layout(params, Layout::Lanes8).expect("valid params");
     stepper.advance(&mut pool, 1.0 / 60.0).expect("valid dt");
     let lanes = stepper.layout_state().lanes();

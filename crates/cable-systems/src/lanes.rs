@@ -56,15 +56,14 @@ pub const MIN_GROUP_FILL: usize = 3;
 const SCALAR: u32 = u32::MAX;
 
 /// Cables that may share a lane group: the same length and the same
-/// constraint kinds (a group runs a kind when any lane has it).
+/// costly constraint kinds. Cheap kinds (tethers, tension tracking) do not
+/// split groups: a group runs them when any lane has them, masked.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord)]
 struct Key {
     segs: usize,
     stiff: bool,
     soft: bool,
-    tether: bool,
     curv: bool,
-    track: bool,
 }
 
 impl Key {
@@ -74,9 +73,7 @@ impl Key {
             segs: n - 1,
             stiff: c.params.stiffness && n >= 3,
             soft: c.params.compliance != 0.0,
-            tether: c.row_const.iter().any(|k| k.anchor != [NO_ANCHOR; 2]),
             curv: c.row_const.iter().any(|k| k.bend_compliance > 0.0),
-            track: c.params.break_tension.is_some(),
         }
     }
 }
@@ -346,9 +343,9 @@ impl<const W: usize> Bundle<W> {
         }
         self.block.stiff = self.key.stiff;
         self.block.soft = self.key.soft;
-        self.block.tether = self.key.tether;
         self.block.curv = self.key.curv;
-        self.block.track = self.key.track;
+        // `tether` and `track`: any lane's, as `Block::set_lane` gathered them.
+        self.block.tether = (0..2).any(|side| r.tether_m[side].iter().any(|m| m.any()));
     }
 
     /// Copies the attachment targets of the bundle's cables from the pool
