@@ -403,3 +403,104 @@ fn a_broken_segment_leaves_a_gap_in_the_tube_mesh() {
         .count();
     assert_eq!(faces, whole - whole / 8);
 }
+
+/// Issue 11's figures, each against its analytic value.
+#[test]
+fn a_20_m_rope_of_100_segments_stretches_under_1_percent_at_default_settings() {
+    for layout in Layout::ALL {
+        let d = hanging(20.0, 100, true);
+        let mut pool = ParticlePool::new();
+        let h = pool.add_cable(&d).expect("fits");
+        let mut st = Stepper::with_layout(SolverParams::default(), layout).expect("valid");
+        for _ in 0..300 {
+            st.advance(&mut pool, 1.0 / 60.0).expect("valid dt");
+        }
+        let p = pool.positions(h).expect("live");
+        let length: f32 = p.windows(2).map(|w| w[0].distance(w[1])).sum();
+        assert!(length / 20.0 - 1.0 < 0.01, "{layout}: length {length} m");
+    }
+}
+
+#[test]
+fn the_direct_solver_hangs_a_catenary_within_1_5_percent() {
+    // Span 10 m, length 12 m, 64 segments, 8 iterations, 1/60 s.
+    let (span, length) = (10.0f64, 12.0f64);
+    let f = |c: f64| 2.0 * c * (span / (2.0 * c)).sinh() - length;
+    let (mut lo, mut hi) = (1e-3, 1e3);
+    for _ in 0..200 {
+        let mid = 0.5 * (lo + hi);
+        if f(mid) > 0.0 { lo = mid } else { hi = mid }
+    }
+    let c = 0.5 * (lo + hi);
+    let sag = c * ((span / (2.0 * c)).cosh() - 1.0);
+    for layout in Layout::ALL {
+        let d = CableDesc::line(Vec3::ZERO, Vec3::new(10.0, 0.0, 0.0), 12.0, 64).expect("valid");
+        let mut pool = ParticlePool::new();
+        let h = pool.add_cable(&d).expect("fits");
+        let params = SolverParams {
+            solver: Solver::Direct,
+            damping: 1.0,
+            ..SolverParams::default()
+        };
+        let mut st = Stepper::with_layout(params, layout).expect("valid");
+        for _ in 0..900 {
+            st.advance(&mut pool, 1.0 / 60.0).expect("valid dt");
+        }
+        let p = pool.positions(h).expect("live");
+        let low = -p.iter().map(|q| q.y).fold(f32::INFINITY, f32::min);
+        assert!(
+            (f64::from(low) - sag).abs() < 0.015 * sag,
+            "{layout}: sag {low} m, catenary {sag} m"
+        );
+        for w in p.windows(2) {
+            let l = w[0].distance(w[1]);
+            assert!(
+                (l / (12.0 / 64.0) - 1.0).abs() < 0.005,
+                "{layout}: segment {l} m"
+            );
+        }
+    }
+}
+
+#[test]
+fn a_clamped_1_m_cantilever_of_20_segments_droops_as_beam_theory_says() {
+    // pins [0, 1], 0.1 kg/m, EI 2 N·m²; the clamp sits half a segment
+    // before particle 1 (see the cantilever test above).
+    let run = |ei: f32| {
+        let mut d = CableDesc::line(Vec3::ZERO, Vec3::X, 1.0, 20).expect("valid");
+        d.attach_start = false;
+        d.attach_end = false;
+        d.pins = vec![0, 1];
+        d.mass_per_length = Some(0.1);
+        d.params.bend_stiffness = ei;
+        let mut pool = ParticlePool::new();
+        let h = pool.add_cable(&d).expect("fits");
+        let params = SolverParams {
+            substep: 1.0 / 240.0,
+            iterations: 1000,
+            max_substeps: 4,
+            damping: 6.0,
+            ..SolverParams::default()
+        };
+        let mut st = Stepper::new(params).expect("valid");
+        for _ in 0..150 {
+            st.advance(&mut pool, 1.0 / 60.0).expect("valid dt");
+        }
+        -pool.positions(h).expect("live")[20].y
+    };
+    let beam = 0.05f32 * 19.5;
+    let want = 0.1 * G * beam.powi(4) / (8.0 * 2.0);
+    let tip = run(2.0);
+    assert!(
+        (tip - want).abs() < 0.25 * want,
+        "tip {tip} m, beam theory {want} m"
+    );
+    let stiff = run(8.0);
+    let ratio = tip / stiff;
+    assert!(
+        (3.0..5.0).contains(&ratio),
+        "4x stiffness droops {ratio}x less"
+    );
+    let limp = run(0.0);
+    assert!(limp > 0.9, "EI = 0 hangs down: tip {limp} m below");
+}
