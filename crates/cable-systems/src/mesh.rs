@@ -17,7 +17,11 @@
 //! through the particles. Ring tangents are central differences of the ring
 //! centres; ring frames come from parallel transport ([`crate::frame`]), so
 //! tubes neither twist nor flip. Coincident particles reuse the previous
-//! tangent, so no ring degenerates.
+//! tangent, so no ring degenerates. A tube's ring at a bend is a mitre:
+//! stretched along the bend by `1 / cos(θ/2)` (at most 4), so its vertices
+//! lie at the radius from both neighbouring pieces of the centre line
+//! instead of pinching the tube to `r·cos(θ/2)`; normals stay the unit
+//! radial directions.
 
 use cable_core::mesh::{Aabb, CableMesh, MeshBuffers, MeshOptions, MeshStyle, Vertex};
 use cable_core::{CableError, CableHandle, CableParams, ParticlePool};
@@ -122,10 +126,11 @@ pub fn mesh_bytes(pool: &ParticlePool, options: &MeshOptions) -> u64 {
 }
 
 /// The box holding a cable's particles grown by its radius (UE's
-/// `CalcBounds`), without building a mesh: for culling before meshing. It
-/// equals the cable's [`CableMesh::bounds`] for unsmoothed meshes; a
-/// smoothed curve may bulge slightly beyond the particles, so use the mesh's
-/// own bounds there.
+/// `CalcBounds`) times the largest mitre stretch at its bends (a tube's
+/// ring at a bend reaches `radius / cos(θ/2)` out, see the module docs),
+/// without building a mesh: for culling before meshing. It equals the
+/// cable's [`CableMesh::bounds`] for unsmoothed tubes; a smoothed curve may
+/// bulge slightly beyond the particles, so use the mesh's own bounds there.
 ///
 /// # Errors
 /// [`CableError::StaleHandle`] when the handle is not live.
@@ -144,7 +149,16 @@ pub fn mesh_bytes(pool: &ParticlePool, options: &MeshOptions) -> u64 {
 /// ```
 pub fn cable_bounds(pool: &ParticlePool, handle: CableHandle) -> Result<Aabb, CableError> {
     let radius = pool.params(handle)?.radius;
-    Ok(Aabb::of_points(pool.positions(handle)?).expand(radius))
+    let pts = pool.positions(handle)?;
+    let mut stretch = 1.0f32;
+    for w in pts.windows(3) {
+        // The mesh's ring tangent at an inner particle: the central difference.
+        let t = direction(w[2] - w[0]).unwrap_or(Vec3::X);
+        if let Some((_, k)) = mitre(w[0], w[1], w[2], t) {
+            stretch = stretch.max(k);
+        }
+    }
+    Ok(Aabb::of_points(pts).expand(radius * stretch))
 }
 
 /// Meshes a run of cables whose ranges start at `cables[0]`'s first vertex and index.
@@ -344,6 +358,7 @@ fn mesh_cable(
     let mut side = Vec3::ZERO;
     let (mut seg, mut arc) = (0usize, 0.0f32);
     let mut bounds = Aabb::EMPTY;
+    let mut stretch = 1.0f32; // largest mitre stretch: the bounds grow by it
     let mut ring_slots = vertices.chunks_exact_mut(rv);
     for r in 0..rings {
         let (i, s) = line.locate(r);
@@ -371,7 +386,13 @@ fn mesh_cable(
             break; // the layout sized the buffer for `rings` rings
         };
         match (&table, options.style) {
-            (Some(table), _) => tube_ring(ring, cur, t, n, radius, v, params.sides, table),
+            (Some(table), _) => {
+                let mitre = mitre(prev, cur, next, t);
+                if let Some((_, k)) = mitre {
+                    stretch = stretch.max(k);
+                }
+                tube_ring(ring, cur, t, n, radius, v, params.sides, table, mitre);
+            }
             (None, MeshStyle::Ribbon { two_sided, .. }) => {
                 side = direction(t.cross(view)).unwrap_or(side);
                 ribbon_ring(ring, cur, t, side, radius, v, two_sided);
@@ -386,10 +407,27 @@ fn mesh_cable(
         }
     }
     write_indices(indices, rec, options, params.sides);
-    rec.bounds = bounds.expand(radius);
+    rec.bounds = bounds.expand(radius * stretch);
 }
 
-/// Writes one tube ring: `sides + 1` vertices around centre `c`.
+/// The mitre of a ring at `cur` between the centre-line pieces from `prev`
+/// and to `next`, with ring normal `t`: the in-plane bend direction and
+/// the factor `1 / cos(θ/2)` by which the ring stretches along it, so
+/// that its vertices lie on both neighbouring cylinders instead of
+/// pinching the tube to `r·cos(θ/2)`. `None` on a straight piece or an
+/// end. The stretch is capped at 4 (a fold back on itself).
+#[inline]
+fn mitre(prev: Vec3, cur: Vec3, next: Vec3, t: Vec3) -> Option<(Vec3, f32)> {
+    let (d_in, d_out) = (direction(cur - prev)?, direction(next - cur)?);
+    let bend = d_out - d_in;
+    let axis = direction(bend - t * t.dot(bend))?;
+    let cos_half = t.dot(d_in).clamp(0.25, 1.0);
+    Some((axis, 1.0 / cos_half))
+}
+
+/// Writes one tube ring: `sides + 1` vertices around centre `c`, stretched
+/// along a mitre's bend direction (see [`mitre`]). Normals stay the unit
+/// radial directions.
 #[allow(clippy::too_many_arguments)] // one call site; a struct would only rename them
 #[inline]
 fn tube_ring(
@@ -401,13 +439,18 @@ fn tube_ring(
     v: f32,
     sides: u32,
     table: &RingTable,
+    mitre: Option<(Vec3, f32)>,
 ) {
     let b = t.cross(n);
     let inv = 1.0 / sides as f32;
     for (j, (out, &(sin, cos))) in ring.iter_mut().zip(&table.sin_cos).enumerate() {
         let dir = n * cos + b * sin;
+        let offset = match mitre {
+            Some((axis, k)) => dir + axis * (dir.dot(axis) * (k - 1.0)),
+            None => dir,
+        };
         *out = Vertex {
-            position: (c + dir * radius).to_array(),
+            position: (c + offset * radius).to_array(),
             normal: dir.to_array(),
             tangent: [t.x, t.y, t.z, -1.0],
             uv: [
