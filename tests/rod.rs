@@ -504,3 +504,164 @@ fn a_clamped_1_m_cantilever_of_20_segments_droops_as_beam_theory_says() {
     let limp = run(0.0);
     assert!(limp > 0.9, "EI = 0 hangs down: tip {limp} m below");
 }
+
+/// Issue 12's figures.
+#[test]
+fn a_10_m_rope_of_half_a_kilo_per_metre_carries_the_weight_below_each_segment() {
+    // 3 % + 0.1 N, tethers on and off, settled.
+    for layout in Layout::ALL {
+        for tethers in [true, false] {
+            let mut d = hanging(10.0, 40, tethers);
+            d.mass_per_length = Some(0.5);
+            let t = settled_tensions(layout, &d, Solver::GaussSeidel);
+            let seg = 10.0 / 40.0;
+            for (j, &tj) in t.iter().enumerate() {
+                let below = 0.5 * (10.0 - (j as f32 + 1.0) * seg + 0.5 * seg);
+                let want = below * G;
+                assert!(
+                    (tj - want).abs() < 0.03 * want + 0.1,
+                    "{layout}/tethers {tethers}: segment {j} {tj} N, weight below {want} N"
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn a_catenary_carries_the_analytic_horizontal_tension() {
+    // Span 10 m, length 12 m, 1 kg/m: the horizontal tension is ρ·g·c,
+    // the same in every segment (c the catenary parameter).
+    let (span, length) = (10.0f64, 12.0f64);
+    let f = |c: f64| 2.0 * c * (span / (2.0 * c)).sinh() - length;
+    let (mut lo, mut hi) = (1e-3, 1e3);
+    for _ in 0..200 {
+        let mid = 0.5 * (lo + hi);
+        if f(mid) > 0.0 { lo = mid } else { hi = mid }
+    }
+    let c = 0.5 * (lo + hi);
+    let want = 9.81 * c; // N, ρ = 1 kg/m
+    for layout in Layout::ALL {
+        let mut d =
+            CableDesc::line(Vec3::ZERO, Vec3::new(10.0, 0.0, 0.0), 12.0, 64).expect("valid");
+        d.mass_per_length = Some(1.0);
+        let mut pool = ParticlePool::new();
+        let h = pool.add_cable(&d).expect("fits");
+        let params = SolverParams {
+            solver: Solver::Direct,
+            damping: 1.0,
+            ..SolverParams::default()
+        };
+        let mut st = Stepper::with_layout(params, layout).expect("valid");
+        st.set_track_tension(true);
+        for _ in 0..900 {
+            st.advance(&mut pool, 1.0 / 60.0).expect("valid dt");
+        }
+        let mut t = Vec::new();
+        segment_tensions(&pool, h, params.substep, &mut t).expect("live");
+        let p = pool.positions(h).expect("live");
+        for (j, &tj) in t.iter().enumerate() {
+            let dir = (p[j + 1] - p[j]).normalize();
+            let horizontal = f64::from(tj * dir.x.abs());
+            assert!(
+                (horizontal - want).abs() < 0.03 * want,
+                "{layout}: segment {j} horizontal tension {horizontal} N, catenary {want} N"
+            );
+        }
+    }
+}
+
+#[test]
+fn a_10_m_rope_of_1_kg_per_metre_tears_at_60_n_and_holds_at_200_n() {
+    for layout in Layout::ALL {
+        let run = |limit: f32| {
+            let mut d = hanging(10.0, 40, true);
+            d.mass_per_length = Some(1.0);
+            d.params.break_tension = Some(limit);
+            let mut pool = ParticlePool::new();
+            let h = pool.add_cable(&d).expect("fits");
+            let mut st = Stepper::with_layout(SolverParams::default(), layout).expect("valid");
+            let mut ends = Vec::new();
+            for _ in 0..60 {
+                st.advance(&mut pool, 1.0 / 60.0).expect("valid dt");
+                ends.push(pool.positions(h).expect("live")[40].y);
+            }
+            let broken = pool
+                .row_consts(h)
+                .expect("live")
+                .iter()
+                .take(40)
+                .filter(|k| !k.linked)
+                .count();
+            (broken, ends)
+        };
+        let (broken, ends) = run(60.0);
+        assert!(broken >= 1, "{layout}: 98 N of rope held by a 60 N limit");
+        // The free end falls freely from where it hung (it tore at once).
+        let fell = -10.0 - ends[59];
+        let free_fall = 0.5 * G * 1.0f32.powi(2);
+        assert!(
+            (fell - free_fall).abs() < 0.1 * free_fall,
+            "{layout}: fell {fell} m in 1 s, free fall {free_fall} m"
+        );
+        let (broken, ends) = run(200.0);
+        assert_eq!(broken, 0, "{layout}: a 200 N limit tore");
+        assert!(
+            (ends[59] + 10.0).abs() < 0.05,
+            "{layout}: end at {}",
+            ends[59]
+        );
+    }
+}
+
+#[test]
+fn a_10_m_rope_reels_in_to_4_m_and_pays_out_to_15_m_smoothly() {
+    for layout in Layout::ALL {
+        let mut d = hanging(10.0, 40, true);
+        d.params.reel_speed = -0.5;
+        d.params.min_length = Some(4.0);
+        d.params.max_length = Some(15.0);
+        let mut pool = ParticlePool::new();
+        let h = pool.add_cable(&d).expect("fits");
+        let params = SolverParams {
+            damping: 0.5,
+            ..SolverParams::default()
+        };
+        let mut st = Stepper::with_layout(params, layout).expect("valid");
+        let mut rest = 10.0f32;
+        let mut check = |pool: &ParticlePool, rest: f32, frame: usize| {
+            let p = pool.positions(h).expect("live");
+            let r = pool.rest_lengths(h).expect("live");
+            let length: f32 = p.windows(2).map(|w| w[0].distance(w[1])).sum();
+            assert!(
+                (length - rest).abs() < 0.03 * rest,
+                "{layout} frame {frame}: length {length} m, winch {rest} m"
+            );
+            let end = -p[p.len() - 1].y;
+            assert!(
+                (end - rest).abs() < 0.05 * rest,
+                "{layout} frame {frame}: free end {end} m down, winch {rest} m"
+            );
+            for (w, &l) in p.windows(2).zip(r) {
+                assert!(
+                    w[0].distance(w[1]) < 1.5 * l,
+                    "{layout} frame {frame}: a segment over 1.5× its rest"
+                );
+            }
+        };
+        // In at 0.5 m/s for 12 s (10 m to 4 m, then held at the bound).
+        for frame in 0..720 {
+            st.advance(&mut pool, 1.0 / 60.0).expect("valid dt");
+            rest = (rest - 0.5 / 60.0).max(4.0);
+            check(&pool, rest, frame);
+        }
+        // Out at 1 m/s to 15 m.
+        let mut p = *pool.params(h).expect("live");
+        p.reel_speed = 1.0;
+        pool.set_params(h, p).expect("valid");
+        for frame in 0..720 {
+            st.advance(&mut pool, 1.0 / 60.0).expect("valid dt");
+            rest = (rest + 1.0 / 60.0).min(15.0);
+            check(&pool, rest, 720 + frame);
+        }
+    }
+}
