@@ -628,7 +628,7 @@ fn a_10_m_rope_reels_in_to_4_m_and_pays_out_to_15_m_smoothly() {
         };
         let mut st = Stepper::with_layout(params, layout).expect("valid");
         let mut rest = 10.0f32;
-        let mut check = |pool: &ParticlePool, rest: f32, frame: usize| {
+        let check = |pool: &ParticlePool, rest: f32, frame: usize| {
             let p = pool.positions(h).expect("live");
             let r = pool.rest_lengths(h).expect("live");
             let length: f32 = p.windows(2).map(|w| w[0].distance(w[1])).sum();
