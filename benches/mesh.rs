@@ -79,5 +79,31 @@ fn mesh(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, mesh);
+/// Looking up every cable's mesh range by handle, 10,000 cables (what an
+/// engine does per frame to draw each cable's slice): O(1) per lookup, so
+/// the throughput in lookups per second does not fall with the count.
+fn lookup(c: &mut Criterion) {
+    let mut group = c.benchmark_group("mesh_lookup");
+    group
+        .sample_size(20)
+        .warm_up_time(Duration::from_millis(300))
+        .measurement_time(Duration::from_secs(1));
+    for cables in [1_000usize, 10_000] {
+        let scene = MeshScene::new(cables, 4, 1);
+        let handles: Vec<_> = scene.pool.handles().collect();
+        group.throughput(Throughput::Elements(cables as u64));
+        group.bench_function(BenchmarkId::from_parameter(cables), |b| {
+            b.iter(|| {
+                let mut sum = 0u32;
+                for &h in &handles {
+                    sum = sum.wrapping_add(scene.mesh.cable(h).map_or(0, |m| m.first_vertex));
+                }
+                black_box(sum)
+            });
+        });
+    }
+    group.finish();
+}
+
+criterion_group!(benches, mesh, lookup);
 criterion_main!(benches);

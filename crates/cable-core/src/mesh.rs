@@ -329,6 +329,9 @@ pub struct MeshBuffers {
     pub cables: Vec<CableMesh>,
     /// Union of the cables' bounds.
     pub bounds: Aabb,
+    /// Position in `cables` of each handle slot ([`CableHandle::index`]),
+    /// `u32::MAX` for none: [`MeshBuffers::cable`] in O(1).
+    by_slot: Vec<u32>,
 }
 
 impl MeshBuffers {
@@ -428,6 +431,7 @@ impl MeshBuffers {
                 .ok_or_else(|| too_many("mesh indices"))?;
         }
         self.cables.truncate(idx);
+        self.index_slots();
         // Ask for the memory first, so an absurd size is an error, not an abort.
         let (nv, ni) = (nv as usize, ni as usize);
         let oom = |what, n: usize, size: usize| CableError::OutOfMemory {
@@ -446,10 +450,46 @@ impl MeshBuffers {
         Ok(())
     }
 
-    /// The mesh record of a cable, if it is in the buffers.
+    /// The mesh record of a cable, if it is in the buffers: O(1) through
+    /// an index by handle slot kept by [`MeshBuffers::layout`] (a linear
+    /// search only if `cables` was edited by hand since).
+    ///
+    /// # Example
+    /// ```
+    /// use cable_core::mesh::{MeshBuffers, MeshOptions};
+    /// use cable_core::{CableDesc, ParticlePool};
+    /// use glam::Vec3;
+    ///
+    /// let mut pool = ParticlePool::new();
+    /// let a = pool.add_cable(&CableDesc::line(Vec3::ZERO, Vec3::X, 1.0, 4)?)?;
+    /// let b = pool.add_cable(&CableDesc::line(Vec3::Y, Vec3::ONE, 1.0, 2)?)?;
+    /// let mut mesh = MeshBuffers::new();
+    /// let handles = [(a, 5, 8), (b, 3, 8)];
+    /// mesh.layout(handles.into_iter(), &MeshOptions::default())?;
+    /// assert_eq!(mesh.cable(b).map(|c| c.first_vertex), Some(5 * 9));
+    /// # Ok::<(), cable_core::CableError>(())
+    /// ```
     #[must_use]
     pub fn cable(&self, handle: CableHandle) -> Option<&CableMesh> {
+        let slot = self.by_slot.get(handle.index() as usize).copied();
+        if let Some(c) = slot.and_then(|i| self.cables.get(i as usize)) {
+            if c.handle == handle {
+                return Some(c);
+            }
+        }
         self.cables.iter().find(|c| c.handle == handle)
+    }
+
+    /// Rebuilds the slot index of `cables` (no allocation once it has grown).
+    fn index_slots(&mut self) {
+        self.by_slot.fill(u32::MAX);
+        for (i, c) in self.cables.iter().enumerate() {
+            let s = c.handle.index() as usize;
+            if s >= self.by_slot.len() {
+                self.by_slot.resize(s + 1, u32::MAX);
+            }
+            self.by_slot[s] = i as u32;
+        }
     }
 
     /// The vertex buffer as bytes, ready for upload.
@@ -480,6 +520,8 @@ impl MeshBuffers {
         self.cables.clear();
         self.cables.extend_from_slice(&other.cables);
         self.bounds = other.bounds;
+        self.by_slot.clear();
+        self.by_slot.extend_from_slice(&other.by_slot);
     }
 
     /// Writes the meshes as Wavefront OBJ: one object `o cable_<i>` per

@@ -79,11 +79,14 @@ pub fn build_meshes(
         }),
         options,
     )?;
+    // `fill` writes records in place (bounds, start frames), never their
+    // handles or order, so the buffers' handle index stays valid.
     let MeshBuffers {
         vertices,
         indices,
         cables,
         bounds,
+        ..
     } = out;
     fill(pool, options, cables, vertices, indices);
     *bounds = cables.iter().fold(Aabb::EMPTY, |b, c| b.union(c.bounds));
