@@ -247,8 +247,9 @@ impl Scene {
                     ),
                 ));
             }
-            desc.params
-                .validate_for_substep(params.substep)
+            // Compliance and bending compliance over substep² (the solver's
+            // arithmetic would overflow into NaN).
+            desc.validate_for_substep(params.substep)
                 .map_err(|e| SceneError::from_cable(&base, &e))?;
             cables.push(desc);
         }

@@ -184,6 +184,8 @@ impl Workload {
     pub fn prepare(&self, layout: Layout) -> Result<(ParticlePool, Stepper), CableError> {
         let mut pool = self.build()?;
         let mut stepper = Stepper::with_layout(self.params(), layout)?;
+        // `run_substeps` does not check the cables for the substep: do it once here.
+        stepper.validate_pool(&pool)?;
         stepper.run_substeps(&mut pool, self.frame_substeps.max(1));
         Ok((pool, stepper))
     }

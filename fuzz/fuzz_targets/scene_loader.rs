@@ -11,7 +11,7 @@ fuzz_target!(|data: &[u8]| {
             assert!(scene.particle_count() <= cable::scene::SCENE_PARTICLE_BUDGET);
             assert!(scene.params.validate().is_ok());
             for c in &scene.cables {
-                assert!(c.params.validate_for_substep(scene.params.substep).is_ok());
+                assert!(c.validate_for_substep(scene.params.substep).is_ok());
                 assert!(c.points().iter().all(|p| p.is_finite()));
             }
         }

@@ -31,9 +31,10 @@ fuzz_target!(|data: &[u8]| {
         let mut pool = pool.clone();
         let mut stepper = Stepper::with_layout(scene.params, layout).expect("validated params");
         for _ in 0..FRAMES {
+            // A loaded scene passes the stepper's compliance/substep check too.
             stepper
                 .advance(&mut pool, dt)
-                .expect("a valid frame length");
+                .expect("a valid frame length and a validated scene");
         }
         let bits: Vec<u32> = handles
             .iter()

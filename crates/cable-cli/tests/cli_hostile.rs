@@ -249,6 +249,31 @@ fn compliance_overflow_exits_2_on_the_command_line() {
     assert_usage(&o, "scene.cables[0].compliance");
 }
 
+#[test]
+fn bend_stiffness_over_substep_squared_overflow_is_refused_naming_the_place() {
+    // l̄ / EI = 0.125 / 1e-30 over h² = 1/3600 overflows 1e30: NaN if stepped.
+    let e = Scene::from_json(
+        r#"{"cables": [{"start": [0,0,0], "end": [1,0,0], "bend_stiffness": 1e-30}]}"#,
+    )
+    .unwrap_err();
+    assert_eq!(e.place, "scene.cables[0].bend_stiffness", "{e}");
+    assert!(
+        e.reason.contains("raise the bend stiffness or the substep"),
+        "{e}"
+    );
+    Scene::from_json(r#"{"cables": [{"start": [0,0,0], "end": [1,0,0], "bend_stiffness": 1e-3}]}"#)
+        .unwrap();
+}
+
+#[test]
+fn bend_stiffness_overflow_exits_2_on_the_command_line() {
+    let o = cable_stdin(
+        &["run", "-", "--seconds", "0.1"],
+        br#"{"substep": 1e-5, "cables": [{"start": [0,0,0], "end": [1,0,0], "bend_stiffness": 1e-22}]}"#,
+    );
+    assert_usage(&o, "scene.cables[0].bend_stiffness");
+}
+
 // ---- case 4 and 5: exactly one JSON object, no duplicate keys ----
 
 #[test]

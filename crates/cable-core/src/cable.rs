@@ -1,22 +1,61 @@
 //! Cable descriptions, per-cable parameters, handles and attachments.
 
+use std::sync::atomic::{AtomicU32, Ordering};
+
 use glam::Vec3;
 
 use crate::error::{CableError, check_finite, check_vec3};
+
+/// Source of the identities of pools and collider sets.
+static NEXT_OWNER: AtomicU32 = AtomicU32::new(1);
+
+/// A fresh identity for a new [`crate::ParticlePool`] or
+/// [`crate::ColliderSet`]. Identities are unique among the first 2³² pools
+/// and sets a process creates (the counter then wraps).
+pub(crate) fn next_owner_id() -> u32 {
+    NEXT_OWNER.fetch_add(1, Ordering::Relaxed)
+}
 
 /// Stable, generational name of a cable in a [`crate::ParticlePool`].
 ///
 /// A handle stays valid until its cable is removed; after that every pool
 /// method refuses it with [`CableError::StaleHandle`], even when a new cable
-/// reuses the slot (the generation differs). Handles are `Copy`, 8 bytes, and
-/// hashable, so they fit in ECS components and maps.
+/// reuses the slot (the generation differs). A handle also carries the
+/// identity of the pool that issued it ([`CableHandle::pool_id`]), so
+/// another pool refuses it the same way, whatever its slots hold; a clone
+/// of a pool keeps the identity and accepts its original's handles (see
+/// [`crate::ParticlePool`]). Handles are `Copy`, 12 bytes, and hashable, so
+/// they fit in ECS components and maps.
+///
+/// # Example
+/// ```
+/// use cable_core::{CableDesc, CableError, ParticlePool};
+/// use glam::Vec3;
+///
+/// let desc = CableDesc::line(Vec3::ZERO, Vec3::X, 1.0, 4)?;
+/// let (mut a, mut b) = (ParticlePool::new(), ParticlePool::new());
+/// let ha = a.add_cable(&desc)?;
+/// let _hb = b.add_cable(&desc)?; // same slot and generation in `b`
+/// assert_eq!(b.positions(ha), Err(CableError::StaleHandle(ha)));
+/// # Ok::<(), CableError>(())
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct CableHandle {
     pub(crate) index: u32,
     pub(crate) generation: u32,
+    /// Identity of the issuing pool ([`crate::ParticlePool::id`]).
+    pub(crate) pool: u32,
 }
 
 impl CableHandle {
+    /// Identity of the pool that issued the handle
+    /// ([`crate::ParticlePool::id`]).
+    #[inline]
+    #[must_use]
+    pub fn pool_id(self) -> u32 {
+        self.pool
+    }
+
     /// Slot index of the handle (reused after removal; pair it with
     /// [`CableHandle::generation`] to identify a cable uniquely).
     #[inline]
@@ -103,7 +142,8 @@ pub struct CableParams {
     /// segment's length (set when the cable is added).
     pub min_length: Option<f32>,
     /// Longest rest length the winch pays out to, metres. `None`: 4 × the
-    /// initial length (set when the cable is added).
+    /// initial length, but at most 1e7 (the most this field accepts) unless
+    /// the cable is longer than that already (set when the cable is added).
     pub max_length: Option<f32>,
 }
 
@@ -255,6 +295,13 @@ impl CableParams {
     /// ```
     pub fn validate_for_substep(&self, substep: f32) -> Result<(), CableError> {
         self.validate()?;
+        self.check_compliance_for_substep(substep)
+    }
+
+    /// The substep part of [`CableParams::validate_for_substep`], for
+    /// parameters already validated (the pool's, whose winch bounds were
+    /// resolved when the cable was added).
+    pub(crate) fn check_compliance_for_substep(&self, substep: f32) -> Result<(), CableError> {
         let h = check_finite("substep", substep)?;
         if h <= 0.0 {
             return Err(CableError::OutOfRange {
@@ -275,6 +322,63 @@ impl CableParams {
         }
         Ok(())
     }
+}
+
+/// XPBD compliance of the curvature constraint at a particle between
+/// segments of rest lengths `r0` and `r1`, for bending rigidity `ei`:
+/// `l̄ / EI` ([`CableParams::bend_stiffness`]); 0 (no constraint) when `ei`
+/// is 0 or the compliance is not finite or exceeds [`MAX_COMPLIANCE`] (a
+/// constraint that soft holds nothing).
+#[inline]
+pub(crate) fn bend_compliance(r0: f32, r1: f32, ei: f32) -> f32 {
+    if ei > 0.0 {
+        let c = 0.5 * (r0 + r1) / ei;
+        if c.is_finite() && c <= MAX_COMPLIANCE {
+            c
+        } else {
+            0.0
+        }
+    } else {
+        0.0
+    }
+}
+
+/// Checks that no curvature constraint of a cable of bending rigidity
+/// `ei` whose longest segment is `max_rest` metres, and whose winch
+/// segment length ([`crate::ParticlePool::reel`]) is `seg` metres, can
+/// have a compliance that overflows when divided by `substep²` (in f32, as
+/// the solver does). `substep` must be finite and greater than 0 (checked
+/// by the caller).
+///
+/// The bound holds for every state a winch can take the cable to, so the
+/// check need not be repeated as it turns: the winch keeps the first
+/// segment within `max(longest, seg) + seg / 2` (merging a short first
+/// segment into the next, or splitting one longer than `1.5·seg`), every
+/// other segment is an original one or `seg` long, and a curvature
+/// constraint spans two segments: its compliance is at most
+/// `(a + b) / 2 / EI` for `a = max(longest, seg) + seg / 2`,
+/// `b = max(longest, seg)` (or 1e30: softer constraints are dropped). A
+/// cable with one segment gets inner particles by paying out, so it is
+/// bounded the same way.
+pub(crate) fn check_bend_for_substep(
+    max_rest: f32,
+    seg: f32,
+    ei: f32,
+    substep: f32,
+) -> Result<(), CableError> {
+    if ei > 0.0 {
+        let b = max_rest.max(seg);
+        let bound = (0.5 * ((b + 0.5 * seg) + b) / ei).min(MAX_COMPLIANCE);
+        let alpha = bound / (substep * substep);
+        if !(alpha.is_finite() && alpha <= MAX_COMPLIANCE) {
+            return Err(CableError::OutOfRange {
+                field: "bend_stiffness",
+                expected: "segment length / bend_stiffness / substep² must be at most 1e30 (raise the bend stiffness or the substep)",
+                value: f64::from(ei),
+            });
+        }
+    }
+    Ok(())
 }
 
 /// The initial geometry of a cable: where its particles start and the rest
@@ -453,6 +557,40 @@ impl CableDesc {
                 }
             })
             .collect()
+    }
+
+    /// Checks the cable for a solver of substep `substep` seconds:
+    /// [`CableParams::validate_for_substep`], and that no curvature
+    /// constraint's compliance `l̄ / EI` divided by `substep²` overflows
+    /// (with a tiny [`CableParams::bend_stiffness`] and a small substep it
+    /// would; the solver would then produce NaN), now or after a winch
+    /// changed the segments (the bound allows a segment half a segment
+    /// longer than the longest).
+    ///
+    /// # Errors
+    /// As [`CableParams::validate_for_substep`];
+    /// [`CableError::OutOfRange`] naming `bend_stiffness` when a curvature
+    /// compliance over `substep²` is too large.
+    ///
+    /// # Example
+    /// ```
+    /// use cable_core::CableDesc;
+    /// use glam::Vec3;
+    ///
+    /// let mut desc = CableDesc::line(Vec3::ZERO, Vec3::X, 1.0, 4)?;
+    /// desc.params.bend_stiffness = 1.0e-30; // about 0.3 m / 1e-30 N·m²: 3e29
+    /// assert!(desc.validate_for_substep(1.0 / 60.0).is_err());
+    /// desc.params.bend_stiffness = 1.0e-3;
+    /// assert!(desc.validate_for_substep(1.0 / 60.0).is_ok());
+    /// # Ok::<(), cable_core::CableError>(())
+    /// ```
+    pub fn validate_for_substep(&self, substep: f32) -> Result<(), CableError> {
+        self.params.validate_for_substep(substep)?;
+        let rest = &self.geometry.rest;
+        let max_rest = rest.iter().copied().fold(0.0f32, f32::max);
+        // The pool's winch segment length (`ParticlePool::reel`).
+        let seg = self.length() / rest.len().max(1) as f32;
+        check_bend_for_substep(max_rest, seg, self.params.bend_stiffness, substep)
     }
 
     /// Total rest length, metres.

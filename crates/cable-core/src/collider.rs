@@ -16,17 +16,27 @@
 use glam::{Mat3, Quat, Vec3};
 
 use crate::bvh::{Aabb, Bvh};
-use crate::error::{CableError, check_finite, check_vec3};
+use crate::error::{CableError, check_finite, check_rotation, check_vec3};
 
 /// Stable, generational name of a collider in a [`ColliderSet`]; refused
-/// once the collider is removed, even if its slot is reused.
+/// once the collider is removed, even if its slot is reused, and by every
+/// other set (it carries the identity of the set that issued it,
+/// [`ColliderHandle::set_id`]; a clone of a set keeps the identity).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct ColliderHandle {
     index: u32,
     generation: u32,
+    set: u32,
 }
 
 impl ColliderHandle {
+    /// Identity of the set that issued the handle ([`ColliderSet::id`]).
+    #[inline]
+    #[must_use]
+    pub fn set_id(self) -> u32 {
+        self.set
+    }
+
     /// Slot index of the handle.
     #[inline]
     #[must_use]
@@ -113,23 +123,6 @@ fn check_size(field: &'static str, v: f32, allow_zero: bool) -> Result<f32, Cabl
         });
     }
     Ok(v)
-}
-
-/// Checks that `q` is a unit quaternion (length within 1e-3 of 1) and
-/// returns it normalised.
-fn check_rotation(field: &'static str, q: Quat) -> Result<Quat, CableError> {
-    for c in q.to_array() {
-        check_finite(field, c)?;
-    }
-    let len = q.length();
-    if (len - 1.0).abs() > 1.0e-3 {
-        return Err(CableError::OutOfRange {
-            field,
-            expected: "must be a unit quaternion [x, y, z, w] (length 1)",
-            value: f64::from(len),
-        });
-    }
-    Ok(q / len)
 }
 
 impl Collider {
@@ -420,8 +413,29 @@ struct ColliderSlot {
 ///
 /// Colliders are processed in slot order (the order they were added, with
 /// freed slots reused), which the results depend on; never on threads.
-#[derive(Debug, Clone, Default)]
+///
+/// Every set has its own identity ([`ColliderSet::id`]), carried by the
+/// handles it issues, so a handle of one set is refused by another. A
+/// clone has the same contents and keeps the identity: it accepts the
+/// original's handles (the pool's snapshot semantics, see
+/// [`crate::ParticlePool`]).
+///
+/// # Example
+/// ```
+/// use cable_core::{CableError, Collider, ColliderSet};
+/// use glam::Vec3;
+///
+/// let ball = Collider::sphere(Vec3::ZERO, 1.0)?;
+/// let (mut a, mut b) = (ColliderSet::new(), ColliderSet::new());
+/// let ha = a.add(ball);
+/// b.add(ball); // same slot and generation in `b`
+/// assert_eq!(b.remove(ha), Err(CableError::StaleCollider(ha)));
+/// assert!(a.clone().get(ha).is_ok());
+/// # Ok::<(), CableError>(())
+/// ```
+#[derive(Debug, Clone)]
 pub struct ColliderSet {
+    id: u32,
     slots: Vec<ColliderSlot>,
     free: Vec<u32>,
     live: usize,
@@ -431,11 +445,36 @@ pub struct ColliderSet {
     bounded: Vec<(Aabb, u32)>,
 }
 
+impl Default for ColliderSet {
+    /// An empty set with a fresh identity.
+    fn default() -> Self {
+        Self {
+            id: crate::cable::next_owner_id(),
+            slots: Vec::new(),
+            free: Vec::new(),
+            live: 0,
+            world: Vec::new(),
+            planes: Vec::new(),
+            bvh: Bvh::default(),
+            bounded: Vec::new(),
+        }
+    }
+}
+
 impl ColliderSet {
-    /// An empty set.
+    /// An empty set with a fresh identity.
     #[must_use]
     pub fn new() -> Self {
         Self::default()
+    }
+
+    /// The set's identity, carried by its handles
+    /// ([`ColliderHandle::set_id`]); unique among the first 2³² pools and
+    /// sets of the process, kept by clones.
+    #[inline]
+    #[must_use]
+    pub fn id(&self) -> u32 {
+        self.id
     }
 
     /// Number of live colliders.
@@ -466,6 +505,7 @@ impl ColliderSet {
             ColliderHandle {
                 index,
                 generation: slot.generation,
+                set: self.id,
             }
         } else {
             let index = u32::try_from(self.slots.len())
@@ -478,6 +518,7 @@ impl ColliderSet {
             ColliderHandle {
                 index,
                 generation: 0,
+                set: self.id,
             }
         }
     }
@@ -487,7 +528,7 @@ impl ColliderSet {
             Some(ColliderSlot {
                 generation,
                 entry: Some(e),
-            }) if *generation == h.generation => Ok(e),
+            }) if *generation == h.generation && h.set == self.id => Ok(e),
             _ => Err(CableError::StaleCollider(h)),
         }
     }
@@ -497,7 +538,7 @@ impl ColliderSet {
             Some(ColliderSlot {
                 generation,
                 entry: Some(e),
-            }) if *generation == h.generation => Ok(e),
+            }) if *generation == h.generation && h.set == self.id => Ok(e),
             _ => Err(CableError::StaleCollider(h)),
         }
     }
@@ -565,6 +606,7 @@ impl ColliderSet {
             s.entry.as_ref().map(|_| ColliderHandle {
                 index: i as u32,
                 generation: s.generation,
+                set: self.id,
             })
         })
     }
@@ -596,6 +638,7 @@ impl ColliderSet {
                 handle: ColliderHandle {
                     index: i as u32,
                     generation: slot.generation,
+                    set: self.id,
                 },
                 position: c.position,
                 inv_rotation: c.rotation.conjugate(),

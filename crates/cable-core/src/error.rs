@@ -113,3 +113,29 @@ pub fn check_vec3(field: &'static str, v: glam::Vec3) -> Result<glam::Vec3, Cabl
     }
     Ok(v)
 }
+
+/// Checks that `q` is a unit quaternion (every component finite, length
+/// within 1e-3 of 1), naming `field` otherwise, and returns it normalised.
+/// A zero quaternion is refused: it is no rotation at all.
+///
+/// # Example
+/// ```
+/// # use cable_core::error::check_rotation;
+/// use glam::Quat;
+/// assert!(check_rotation("rotation", Quat::IDENTITY).is_ok());
+/// assert!(check_rotation("rotation", Quat::from_xyzw(0.0, 0.0, 0.0, 0.0)).is_err());
+/// ```
+pub fn check_rotation(field: &'static str, q: glam::Quat) -> Result<glam::Quat, CableError> {
+    for c in q.to_array() {
+        check_finite(field, c)?;
+    }
+    let len = q.length();
+    if (len - 1.0).abs() > 1.0e-3 {
+        return Err(CableError::OutOfRange {
+            field,
+            expected: "must be a unit quaternion [x, y, z, w] (length 1)",
+            value: f64::from(len),
+        });
+    }
+    Ok(q / len)
+}

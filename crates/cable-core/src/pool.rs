@@ -2,7 +2,7 @@
 
 use glam::Vec3;
 
-use crate::cable::{CableDesc, CableHandle, CableParams, End};
+use crate::cable::{CableDesc, CableHandle, CableParams, End, bend_compliance, next_owner_id};
 use crate::collider::ColliderSet;
 use crate::error::{CableError, check_finite, check_vec3};
 
@@ -40,6 +40,11 @@ pub struct RowConst {
     pub linked: bool,
 }
 
+/// Longest default winch bound ([`CableParams::max_length`]) a cable gets
+/// when it is added, metres: the largest length [`CableParams::validate`]
+/// accepts.
+const MAX_REEL_LENGTH: f32 = 1.0e7;
+
 /// Default particle budget of [`ParticlePool::new`]: 64 Mi particles
 /// (about 2.5 GiB of columns).
 pub const DEFAULT_PARTICLE_BUDGET: usize = 64 << 20;
@@ -62,6 +67,10 @@ pub(crate) struct CableRecord {
     pub(crate) reel_segment: f32,
     /// Linear density the cable was built with, for reeled-out particles.
     pub(crate) mass_per_length: Option<f32>,
+    /// Longest segment's rest length, metres, kept by `refresh_rows`: with
+    /// `reel_segment` it bounds the curvature compliances a winch can
+    /// give the cable (`check_bend_for_substep`).
+    pub(crate) max_rest: f32,
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -88,6 +97,17 @@ struct Slot {
 /// quarter of the rows) squeezes out in one order-preserving pass. Systems
 /// therefore always see dense columns.
 ///
+/// # Identity and clones
+/// Every pool has an identity ([`ParticlePool::id`]) that the handles it
+/// issues carry, so a handle of another pool is refused
+/// ([`CableError::StaleHandle`]) even when this pool has a live cable in
+/// the same slot; its [`ColliderSet`] has an identity of its own.
+/// `clone` makes a pool with the same contents *and the same identity*
+/// (a snapshot): the original's handles name the same cables in the clone,
+/// so a saved pool can be restored and stepped with the handles the game
+/// holds. The two are not told apart afterwards: a cable added to each
+/// after the clone may get the same handle in both.
+///
 /// # Example
 /// ```
 /// use cable_core::{CableDesc, ParticlePool};
@@ -103,6 +123,8 @@ struct Slot {
 /// ```
 #[derive(Debug, Clone)]
 pub struct ParticlePool {
+    /// Identity carried by the handles this pool issues.
+    id: u32,
     pos: Vec<Vec3>,
     prev: Vec<Vec3>,
     inv_mass: Vec<f32>,
@@ -125,6 +147,9 @@ pub struct ParticlePool {
     /// Changes when an attached end's target moves (see
     /// [`ParticlePool::attachment_revision`]).
     attach_revision: u64,
+    /// Changes when a cable is added or its parameters change (see
+    /// [`ParticlePool::params_revision`]).
+    params_revision: u64,
 }
 
 impl Default for ParticlePool {
@@ -145,6 +170,7 @@ impl ParticlePool {
     #[must_use]
     pub fn with_budget(max_particles: usize) -> Self {
         Self {
+            id: next_owner_id(),
             pos: Vec::new(),
             prev: Vec::new(),
             inv_mass: Vec::new(),
@@ -162,7 +188,18 @@ impl ParticlePool {
             colliders: ColliderSet::new(),
             revision: access::next_revision(),
             attach_revision: access::next_revision(),
+            params_revision: access::next_revision(),
         }
+    }
+
+    /// The pool's identity, carried by the handles it issues
+    /// ([`CableHandle::pool_id`]): unique among the first 2³² pools and
+    /// collider sets the process creates, and kept by a clone (see
+    /// [Identity and clones](ParticlePool#identity-and-clones)).
+    #[inline]
+    #[must_use]
+    pub fn id(&self) -> u32 {
+        self.id
     }
 
     // --- colliders (issue 3) ---
@@ -241,7 +278,11 @@ impl ParticlePool {
         let mut params = desc.params;
         let length = desc.length();
         let min = params.min_length.unwrap_or(geo.rest[0]);
-        let max = params.max_length.unwrap_or(4.0 * length);
+        // 4 × the length, but within what `CableParams::validate` accepts
+        // (1e7 m), so that `set_params(h, *params(h)?)` is accepted.
+        let max = params
+            .max_length
+            .unwrap_or((4.0 * length).min(length.max(MAX_REEL_LENGTH)));
         if !(min > 0.0 && min <= length) {
             return Err(CableError::OutOfRange {
                 field: "min_length",
@@ -303,6 +344,7 @@ impl ParticlePool {
             alive: true,
             reel_segment: length / (count - 1) as f32,
             mass_per_length: desc.mass_per_length,
+            max_rest: 0.0,
         };
         for (end, on) in [(End::Start, desc.attach_start), (End::End, desc.attach_end)] {
             if on {
@@ -313,6 +355,7 @@ impl ParticlePool {
         }
         self.slots[handle.index as usize].record = Some(self.cables.len() as u32);
         self.cables.push(record);
+        self.params_revision = access::next_revision();
         self.refresh_rows(self.cables.len() - 1);
         self.debug_check();
         Ok(handle)
@@ -370,23 +413,25 @@ impl ParticlePool {
         }
         for i in 0..n {
             let inner = i > 0 && i + 1 < n && k[i - 1].linked && k[i].linked;
-            k[i].bend_compliance = if inner && params.bend_stiffness > 0.0 {
-                let c = 0.5 * (rest[i - 1] + rest[i]) / params.bend_stiffness;
-                if c.is_finite() && c <= crate::MAX_COMPLIANCE {
-                    c
-                } else {
-                    0.0
-                }
+            k[i].bend_compliance = if inner {
+                bend_compliance(rest[i - 1], rest[i], params.bend_stiffness)
             } else {
                 0.0
             };
         }
+        // Not a params revision: the stepper's check bounds what a winch
+        // can do to the rest lengths (see `check_bend_for_substep`).
+        self.cables[rec].max_rest = rest.iter().copied().fold(0.0, f32::max);
     }
 
     fn alloc_slot(&mut self) -> CableHandle {
         if let Some(index) = self.free_slots.pop() {
             let generation = self.slots[index as usize].generation;
-            CableHandle { index, generation }
+            CableHandle {
+                index,
+                generation,
+                pool: self.id,
+            }
         } else {
             let index = u32::try_from(self.slots.len())
                 // The particle budget bounds cables far below 2^32 (each has ≥ 2 particles
@@ -399,6 +444,7 @@ impl ParticlePool {
             CableHandle {
                 index,
                 generation: 0,
+                pool: self.id,
             }
         }
     }
@@ -485,7 +531,7 @@ impl ParticlePool {
             Some(Slot {
                 generation,
                 record: Some(r),
-            }) if *generation == handle.generation => Ok(*r as usize),
+            }) if *generation == handle.generation && handle.pool == self.id => Ok(*r as usize),
             _ => Err(CableError::StaleHandle(handle)),
         }
     }
@@ -623,7 +669,9 @@ impl ParticlePool {
     ///
     /// # Errors
     /// Stale handle, a non-finite `delta`, or
-    /// [`CableError::BudgetExceeded`] when a particle cannot be added.
+    /// [`CableError::BudgetExceeded`] when a particle cannot be added: the
+    /// cable has then paid out as far as the budget allows (its first
+    /// segment at most 1.5 times the segment length).
     ///
     /// # Example
     /// ```
@@ -660,6 +708,12 @@ impl ParticlePool {
         // Pay out: split the first segment, a whole segment behind the new particle.
         while self.rest[first] > 1.5 * seg {
             if self.particle_count() >= self.budget {
+                // Paid out as far as the budget allows: the first segment
+                // holds no more than any split one, so the rows stay within
+                // the bounds the stepper checked (`check_bend_for_substep`).
+                self.rest[first] = 1.5 * seg;
+                self.refresh_rows(i);
+                self.debug_check();
                 return Err(CableError::BudgetExceeded {
                     requested: 1,
                     live: self.particle_count(),
@@ -806,6 +860,7 @@ impl ParticlePool {
         params.min_length = params.min_length.or(old.min_length);
         params.max_length = params.max_length.or(old.max_length);
         self.cables[i].params = params;
+        self.params_revision = access::next_revision();
         self.refresh_rows(i);
         Ok(())
     }
@@ -866,13 +921,52 @@ impl ParticlePool {
     /// positions, so its velocity is kept), and its attachment targets with it:
     /// UE5's teleport handling.
     ///
+    /// A teleport that would take any particle (position or previous
+    /// position) or attachment target of the cable beyond
+    /// ±[`crate::MAX_COORDINATE`] is refused and changes nothing, so the
+    /// targets the pool holds are always ones
+    /// [`ParticlePool::set_attachment`] accepts.
+    ///
     /// # Errors
-    /// Stale handle, or a non-finite offset.
+    /// Stale handle; a non-finite offset, or one that would take the cable
+    /// out of range ([`CableError::OutOfRange`] naming `offset`).
+    ///
+    /// # Example
+    /// ```
+    /// use cable_core::{CableDesc, ParticlePool};
+    /// use glam::Vec3;
+    ///
+    /// let mut pool = ParticlePool::new();
+    /// let h = pool.add_cable(&CableDesc::line(Vec3::ZERO, Vec3::X, 1.0, 4)?)?;
+    /// pool.teleport(h, Vec3::new(0.0, 9.0e5, 0.0))?;
+    /// assert!(pool.teleport(h, Vec3::new(0.0, 2.0e5, 0.0)).is_err()); // past 1e6 m
+    /// assert_eq!(pool.positions(h)?[0], Vec3::new(0.0, 9.0e5, 0.0));
+    /// # Ok::<(), cable_core::CableError>(())
+    /// ```
     pub fn teleport(&mut self, handle: CableHandle, offset: Vec3) -> Result<(), CableError> {
-        self.touch();
-        check_vec3("offset", offset)?;
+        // Up to 2e6 per axis is meaningful (from -1e6 to 1e6); the check
+        // below bounds where the cable lands.
+        for c in offset.to_array() {
+            check_finite("offset", c)?;
+        }
         let i = self.record_index(handle)?;
-        let rows = self.cables[i].first..self.cables[i].first + self.cables[i].count;
+        let rec = &self.cables[i];
+        let rows = rec.first..rec.first + rec.count;
+        let moved = self.pos[rows.clone()]
+            .iter()
+            .chain(&self.prev[rows.clone()])
+            .chain(rec.attach.iter().flatten());
+        for &p in moved {
+            let q = p + offset;
+            if let Some(axis) = (0..3).find(|&a| !in_range(q[a])) {
+                return Err(CableError::OutOfRange {
+                    field: "offset",
+                    expected: "must keep every particle and attachment target of the cable within ±1e6",
+                    value: f64::from(offset[axis]),
+                });
+            }
+        }
+        self.touch();
         for p in &mut self.pos[rows.clone()] {
             *p += offset;
         }
@@ -888,16 +982,42 @@ impl ParticlePool {
     /// Sets a cable's speed: every free particle gets velocity `v` (m/s) at
     /// substep `h` (s), by moving its previous position to `p - v·h`.
     ///
+    /// `h` is the solver's substep, in (0, 1] like
+    /// `SolverParams::substep`; the previous positions must stay within
+    /// ±[`crate::MAX_COORDINATE`]. A refused call changes nothing.
+    ///
     /// # Errors
-    /// Stale handle, or a non-finite `v` or `h`.
+    /// Stale handle; a non-finite or out-of-range `v` (naming `velocity`);
+    /// `h` not finite or not in (0, 1] (naming `substep`); a `v·h` that
+    /// would put a previous position beyond ±1e6 (naming `velocity`).
     pub fn set_velocity(&mut self, handle: CableHandle, v: Vec3, h: f32) -> Result<(), CableError> {
-        self.touch();
         check_vec3("velocity", v)?;
-        check_finite("substep", h)?;
+        let h = check_finite("substep", h)?;
+        if !(h > 0.0 && h <= 1.0) {
+            return Err(CableError::OutOfRange {
+                field: "substep",
+                expected: "must be greater than 0 and at most 1",
+                value: f64::from(h),
+            });
+        }
         let rows = self.rows(handle)?;
+        let step = v * h;
+        for r in rows.clone() {
+            if self.inv_mass[r] > 0.0 {
+                let q = self.pos[r] - step;
+                if let Some(axis) = (0..3).find(|&a| !in_range(q[a])) {
+                    return Err(CableError::OutOfRange {
+                        field: "velocity",
+                        expected: "velocity × substep must keep every previous position within ±1e6",
+                        value: f64::from(v[axis]),
+                    });
+                }
+            }
+        }
+        self.touch();
         for r in rows {
             if self.inv_mass[r] > 0.0 {
-                self.prev[r] = self.pos[r] - v * h;
+                self.prev[r] = self.pos[r] - step;
             }
         }
         Ok(())
@@ -974,6 +1094,12 @@ pub fn discrete_curvature(a: Vec3, b: Vec3, c: Vec3) -> f32 {
     let den = e1.length() * e2.length() + e1.dot(e2);
     let k = 2.0 * e1.cross(e2).length() / den;
     if den > 0.0 && k.is_finite() { k } else { 0.0 }
+}
+
+/// True when `c` is finite and within ±[`crate::MAX_COORDINATE`].
+#[inline]
+fn in_range(c: f32) -> bool {
+    c.abs() <= crate::MAX_COORDINATE
 }
 
 /// Offset of an end's particle within a cable of `count` particles.

@@ -5,8 +5,8 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use glam::Vec3;
 
-use super::{CableMut, ParticlePool};
-use crate::cable::{CableHandle, CableParams};
+use super::{CableMut, CableRecord, ParticlePool};
+use crate::cable::{CableHandle, CableParams, check_bend_for_substep};
 
 /// Source of pool revisions: unique across all pools of the process.
 static NEXT_REVISION: AtomicU64 = AtomicU64::new(1);
@@ -55,6 +55,63 @@ impl ParticlePool {
     #[must_use]
     pub fn attachment_revision(&self) -> u64 {
         self.attach_revision
+    }
+
+    /// Changes whenever a cable is added or a cable's parameters are
+    /// replaced ([`ParticlePool::set_params`]): whenever
+    /// [`ParticlePool::validate_for_substep`] may refuse what it accepted
+    /// (removing a cable cannot make it fail; stepping, particle edits and
+    /// a winch change nothing it checks beyond its safety margin). Unique
+    /// across all pools of the process, like [`ParticlePool::revision`],
+    /// and kept by a clone; a stepper checks the pool again only when it
+    /// changed.
+    #[inline]
+    #[must_use]
+    pub fn params_revision(&self) -> u64 {
+        self.params_revision
+    }
+
+    /// Checks every live cable for a solver of substep `substep` seconds:
+    /// its parameters ([`CableParams::validate_for_substep`]: compliance /
+    /// substep² must not overflow) and its curvature constraints (`l̄ / EI`
+    /// over substep² must not overflow, for its segments now and any a
+    /// winch can give it, as [`crate::CableDesc::validate_for_substep`]).
+    /// O(cables).
+    ///
+    /// # Errors
+    /// The first refusal, in the order of [`ParticlePool::handles`]:
+    /// [`crate::CableError::OutOfRange`] naming `compliance` or
+    /// `bend_stiffness` (or `substep` when it is not finite and positive).
+    ///
+    /// # Example
+    /// ```
+    /// use cable_core::{CableDesc, CableParams, ParticlePool};
+    /// use glam::Vec3;
+    ///
+    /// let mut pool = ParticlePool::new();
+    /// let h = pool.add_cable(&CableDesc::line(Vec3::ZERO, Vec3::X, 1.0, 4)?)?;
+    /// pool.set_params(h, CableParams { compliance: 1.0e-4, ..CableParams::default() })?;
+    /// assert!(pool.validate_for_substep(1.0 / 60.0).is_ok());
+    /// assert!(pool.validate_for_substep(1.0e-23).is_err());
+    /// # Ok::<(), cable_core::CableError>(())
+    /// ```
+    pub fn validate_for_substep(&self, substep: f32) -> Result<(), crate::CableError> {
+        for rec in self.cables.iter().filter(|c| c.alive) {
+            check_record(rec, substep)?;
+        }
+        Ok(())
+    }
+
+    /// Like [`ParticlePool::validate_for_substep`] for one cable.
+    ///
+    /// # Errors
+    /// A stale handle, or as [`ParticlePool::validate_for_substep`].
+    pub fn validate_cable_for_substep(
+        &self,
+        handle: CableHandle,
+        substep: f32,
+    ) -> Result<(), crate::CableError> {
+        check_record(self.record(handle)?, substep)
     }
 
     /// Gives the pool a new revision.
@@ -131,4 +188,16 @@ pub struct CableRef<'a> {
     pub params: &'a CableParams,
     /// Attachment target of each end ([`crate::End::slot`] order).
     pub attach: &'a [Option<Vec3>; 2],
+}
+
+/// [`ParticlePool::validate_cable_for_substep`] of one record.
+fn check_record(rec: &CableRecord, substep: f32) -> Result<(), crate::CableError> {
+    // The parameters were validated when set; only the substep is new.
+    rec.params.check_compliance_for_substep(substep)?;
+    check_bend_for_substep(
+        rec.max_rest,
+        rec.reel_segment,
+        rec.params.bend_stiffness,
+        substep,
+    )
 }

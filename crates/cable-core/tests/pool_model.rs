@@ -1,6 +1,7 @@
 //! Property test: the pool against a trivial model (a list of live cables
 //! and their points) under random sequences of add, remove, compact and
-//! attach operations.
+//! attach operations, and of handles used on another pool (refused both
+//! ways, nothing of either pool touched: issue 13, case 10).
 
 use cable_core::{CableDesc, CableHandle, End, ParticlePool};
 use glam::Vec3;
@@ -13,6 +14,7 @@ enum Op {
     RemoveStale(usize),
     Compact,
     Attach(usize, bool),
+    Foreign(usize),
 }
 
 fn op() -> impl Strategy<Value = Op> {
@@ -22,6 +24,7 @@ fn op() -> impl Strategy<Value = Op> {
         1 => any::<usize>().prop_map(Op::RemoveStale),
         1 => Just(Op::Compact),
         1 => (any::<usize>(), any::<bool>()).prop_map(|(i, b)| Op::Attach(i, b)),
+        1 => any::<usize>().prop_map(Op::Foreign),
     ]
 }
 
@@ -29,6 +32,9 @@ proptest! {
     #[test]
     fn pool_matches_model(ops in proptest::collection::vec(op(), 1..200)) {
         let mut pool = ParticlePool::new();
+        // Another pool whose cables mirror the first's slots and generations.
+        let mut other = ParticlePool::new();
+        let mut other_handles: Vec<CableHandle> = Vec::new();
         let mut model: Vec<(CableHandle, Vec<Vec3>)> = Vec::new();
         let mut dead: Vec<CableHandle> = Vec::new();
         let mut tag = 0.0f32;
@@ -40,6 +46,7 @@ proptest! {
                     let h = pool.add_cable(&CableDesc::from_points(&pts).unwrap()).unwrap();
                     prop_assert!(!model.iter().any(|(m, _)| *m == h));
                     prop_assert!(!dead.contains(&h), "a new handle aliases a removed one");
+                    other_handles.push(other.add_cable(&CableDesc::from_points(&pts).unwrap()).unwrap());
                     model.push((h, pts));
                 }
                 Op::Remove(i) if !model.is_empty() => {
@@ -51,6 +58,15 @@ proptest! {
                     prop_assert!(pool.remove_cable(dead[i % dead.len()]).is_err());
                 }
                 Op::Compact => pool.compact(),
+                Op::Foreign(i) if !model.is_empty() => {
+                    let (h, _) = model[i % model.len()];
+                    let o = other_handles[i % other_handles.len()];
+                    prop_assert!(other.remove_cable(h).is_err());
+                    prop_assert!(other.teleport(h, Vec3::Y).is_err());
+                    prop_assert!(pool.remove_cable(o).is_err());
+                    prop_assert!(pool.set_attachment(o, End::End, None).is_err());
+                    prop_assert_eq!(other.cable_count(), other_handles.len());
+                }
                 Op::Attach(i, on) if !model.is_empty() => {
                     let (h, pts) = &model[i % model.len()];
                     let target = on.then(|| pts[pts.len() - 1]);

@@ -35,6 +35,14 @@ const ACCUMULATOR_SLACK: f64 = 1.0e-7;
 /// Fixed-substep time stepping with an accumulator, as UE's cable does, but
 /// with a cap on substeps per frame (no spiral of death).
 ///
+/// Before running substeps, [`Stepper::advance`] and
+/// [`Stepper::advance_with`] check the pool's cables for the substep
+/// ([`Stepper::validate_pool`]): a compliance (or a bending compliance
+/// `l̄ / EI`) so large that compliance / substep² overflows would turn the
+/// cable into NaN, and is refused instead. The check costs O(cables) only
+/// when cables were added or their parameters changed since the last one
+/// ([`ParticlePool::params_revision`]), O(1) otherwise.
+///
 /// # Example
 /// ```
 /// use cable_core::{CableDesc, ParticlePool};
@@ -57,6 +65,9 @@ pub struct Stepper {
     substeps_run: u64,
     layout: Layout,
     state: LayoutState,
+    /// The pool state and substep last found valid by
+    /// [`Stepper::validate_pool`]: (params revision, substep bits).
+    validated: Option<(u64, u32)>,
 }
 
 impl Stepper {
@@ -90,6 +101,7 @@ impl Stepper {
             substeps_run: 0,
             layout,
             state: LayoutState::default(),
+            validated: None,
         })
     }
 
@@ -115,13 +127,18 @@ impl Stepper {
     /// Runs exactly `n` substeps now, bypassing the accumulator (benchmarks,
     /// offline simulation). Results are those of `n` substeps run by
     /// [`Stepper::advance`].
+    ///
+    /// Unlike [`Stepper::advance`] it does not check the pool's cables for
+    /// the substep: call [`Stepper::validate_pool`] first when the pool
+    /// comes from untrusted input (a refused cable would turn NaN).
     pub fn run_substeps(&mut self, pool: &mut ParticlePool, n: u32) {
         self.run_stages(pool, n, Stages::ALL);
     }
 
     /// Runs `n` substeps doing only `stages` of each: for benchmarks and
     /// profiling that time one system alone (a step without integration
-    /// does not move the cables forward in time).
+    /// does not move the cables forward in time). Does not check the pool,
+    /// as [`Stepper::run_substeps`].
     pub fn run_stages(&mut self, pool: &mut ParticlePool, n: u32, stages: Stages) {
         self.state
             .advance(self.layout, pool, &self.params, n, stages);
@@ -160,6 +177,42 @@ impl Stepper {
         Ok(())
     }
 
+    /// Checks every cable of `pool` for this stepper's substep
+    /// ([`ParticlePool::validate_for_substep`]): a compliance or bending
+    /// compliance whose ratio to substep² overflows is refused. Remembers
+    /// the pool state it accepted ([`ParticlePool::params_revision`]) and
+    /// the substep, so calling it again is O(1) until a cable is added, its
+    /// parameters change, or [`Stepper::set_params`] changes the substep.
+    /// [`Stepper::advance`] and [`Stepper::advance_with`] call it.
+    ///
+    /// # Errors
+    /// The first cable's refusal, naming `compliance` or `bend_stiffness`.
+    ///
+    /// # Example
+    /// ```
+    /// use cable_core::{CableDesc, CableParams, ParticlePool};
+    /// use cable_systems::{SolverParams, Stepper};
+    /// use glam::Vec3;
+    ///
+    /// let mut pool = ParticlePool::new();
+    /// let h = pool.add_cable(&CableDesc::line(Vec3::ZERO, Vec3::X, 1.0, 4)?)?;
+    /// let mut stepper = Stepper::new(SolverParams { substep: 1.0e-5, ..SolverParams::default() })?;
+    /// pool.set_params(h, CableParams { compliance: 1.0e30, ..CableParams::default() })?;
+    /// let err = stepper.advance(&mut pool, 1.0e-5).unwrap_err();
+    /// assert!(err.to_string().starts_with("compliance:"));
+    /// assert_eq!(stepper.substeps_run(), 0); // nothing ran, the pool is untouched
+    /// # Ok::<(), cable_core::CableError>(())
+    /// ```
+    pub fn validate_pool(&mut self, pool: &ParticlePool) -> Result<(), CableError> {
+        let key = (pool.params_revision(), self.params.substep.to_bits());
+        if self.validated == Some(key) {
+            return Ok(());
+        }
+        pool.validate_for_substep(self.params.substep)?;
+        self.validated = Some(key);
+        Ok(())
+    }
+
     /// Substeps run since creation.
     #[inline]
     #[must_use]
@@ -187,8 +240,11 @@ impl Stepper {
     /// the number of substeps run.
     ///
     /// # Errors
-    /// `frame_dt` negative or not finite (the pool is untouched).
+    /// `frame_dt` negative or not finite, or a cable refused by
+    /// [`Stepper::validate_pool`] (the pool and the accumulator are
+    /// untouched).
     pub fn advance(&mut self, pool: &mut ParticlePool, frame_dt: f32) -> Result<u32, CableError> {
+        self.validate_pool(pool)?;
         let n = self.frame_substeps(frame_dt)?;
         // Cables are independent within a frame: the layout runs all n
         // substeps of a cable (or lane group) while it is hot in cache.
@@ -205,7 +261,10 @@ impl Stepper {
     /// run one at a time, each after its call.
     ///
     /// # Errors
-    /// `frame_dt` negative or not finite (the pool is untouched).
+    /// `frame_dt` negative or not finite, or a cable refused by
+    /// [`Stepper::validate_pool`] (the pool and the accumulator are
+    /// untouched, and `before_substep` is not called). Cables added or
+    /// changed by `before_substep` are checked at the next frame.
     ///
     /// # Example
     /// ```
@@ -233,6 +292,7 @@ impl Stepper {
     where
         F: FnMut(&mut ParticlePool, u32, u32),
     {
+        self.validate_pool(pool)?;
         let n = self.frame_substeps(frame_dt)?;
         for k in 0..n {
             before_substep(pool, k, n);
