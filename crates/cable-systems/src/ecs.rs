@@ -8,21 +8,36 @@
 //! once per cable per frame, the substeps touch only the pool.
 //!
 //! # Steps of [`CableWorld::step`]
-//! 1. **spawn**: entities with a [`CableSpec`] and no [`CableBody`] get a pool
-//!    cable and a [`CableBody`] naming it (a refused spec gets a
+//! 1. **lost cables**: a tracked cable removed from the pool behind the
+//!    ECS's back (through [`CableWorld::pool_mut`]) loses its dead
+//!    [`CableBody`], so the spawn below rebuilds it from the entity's
+//!    [`CableSpec`] in this same step, as when the body is removed; the
+//!    entity is listed in [`StepReport::lost_cables`];
+//! 2. **spawn**: entities with a [`CableSpec`] and no [`CableBody`] get a pool
+//!    cable and a [`CableBody`] naming it (a refused spec, including one
+//!    whose compliance overflows at the stepper's substep, gets a
 //!    [`CableRejected`] with the reason instead, and is not retried);
-//! 2. **despawn**: pool cables whose entity is gone, or lost its
+//! 3. **despawn**: pool cables whose entity is gone, or lost its
 //!    [`CableSpec`] or [`CableBody`], are freed;
-//! 3. **colliders**: entities with a [`ColliderSpec`] get a pool collider
-//!    (and a [`ColliderBody`]), despawned ones lose it, and each collider
-//!    is posed from its entity's transform;
-//! 4. **attachments**: each end's target is resolved (a world point, or
+//! 4. **colliders**: entities with a [`ColliderSpec`] get a pool collider
+//!    (and a [`ColliderBody`]), despawned ones lose it, one removed from
+//!    the pool behind the ECS's back is added again
+//!    ([`StepReport::lost_colliders`]), and each collider is posed from its
+//!    entity's transform (a refused transform keeps the last good pose and
+//!    is listed in [`StepReport::bad_poses`]);
+//! 5. **attachments**: each end's target is resolved (a world point, or
 //!    another entity's transform plus a local offset); a despawned target
-//!    frees the end, which keeps its velocity;
-//! 5. **step**: the [`Stepper`] runs this frame's substeps; moving targets are
+//!    frees the end, which keeps its velocity; a refused target (not
+//!    finite, beyond ±1e6 m, or a rotation that is not a unit quaternion)
+//!    keeps the end at its last good target, as colliders keep their last
+//!    good pose, and is listed in [`StepReport::bad_targets`];
+//! 6. **step**: the [`Stepper`] runs this frame's substeps; moving targets are
 //!    interpolated linearly across them, so a fast hand does not yank the cable;
-//! 6. **write-back**: entities with a [`CableParticles`] get their particle
+//! 7. **write-back**: entities with a [`CableParticles`] get their particle
 //!    positions (copied into the component's buffer, no allocation once warm).
+//!
+//! What a step refused or repaired is in [`CableWorld::report`] until the
+//! next step: nothing there means all went well.
 //!
 //! # Example
 //! ```
@@ -56,6 +71,7 @@
 /// without matching it by hand (`cable_systems::ecs::hecs::World`).
 pub use hecs;
 
+use cable_core::error::{check_rotation, check_vec3};
 use cable_core::{CableDesc, CableError, CableHandle, Collider, ColliderHandle, End, ParticlePool};
 use glam::{Quat, Vec3};
 use hecs::{Entity, World};
@@ -98,7 +114,11 @@ impl CableSpec {
 ///
 /// The cable lives while its entity has both this and its [`CableSpec`]:
 /// despawning the entity or removing the spec frees it; removing only this
-/// component resets the cable (a new one is built from the spec).
+/// component resets the cable (a new one is built from the spec). Removing
+/// the cable from the pool ([`CableWorld::pool_mut`]) does the same: the
+/// next step replaces this body by one naming a cable rebuilt from the
+/// spec, and reports it ([`StepReport::lost_cables`]); to be rid of the
+/// cable, despawn the entity or remove its spec.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct CableBody {
     /// The cable in [`CableWorld::pool`].
@@ -118,6 +138,9 @@ pub struct CableRejected(pub CableError);
 pub struct ColliderSpec(pub Collider);
 
 /// The pool handle of a collider entity, added by [`CableWorld::step`].
+/// A collider removed from the pool behind the ECS's back is added again
+/// from the [`ColliderSpec`] at the next step, with a new body
+/// ([`StepReport::lost_colliders`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ColliderBody {
     /// The collider in [`CableWorld::pool`]'s collider set.
@@ -131,10 +154,15 @@ pub enum AttachTarget {
     /// released).
     #[default]
     Free,
-    /// Pinned to a fixed world point, metres.
+    /// Pinned to a fixed world point, metres (finite, within ±1e6; a point
+    /// out of range is refused and the end keeps its last good target).
     Point(Vec3),
     /// Pinned to another entity: its transform's translation plus `offset`
     /// rotated by its rotation (UE's `AttachEndTo` with a socket offset).
+    /// A transform that is not finite, whose rotation is not a unit
+    /// quaternion, or that puts the target beyond ±1e6 m is refused for
+    /// that frame: the end stays at its last good target
+    /// ([`StepReport::bad_targets`]).
     Entity {
         /// The entity followed; when it is despawned the end becomes free.
         entity: Entity,
@@ -271,6 +299,68 @@ where
     }
 }
 
+/// An attachment target [`CableWorld::step`] refused: the end kept its
+/// last good target (or, with none yet, stayed as it was).
+#[derive(Debug, Clone, PartialEq)]
+pub struct BadTarget {
+    /// The cable entity.
+    pub entity: Entity,
+    /// Which end.
+    pub end: End,
+    /// The entity whose transform was followed, for an
+    /// [`AttachTarget::Entity`].
+    pub target: Option<Entity>,
+    /// Why: the field (`point`, `transform.translation`,
+    /// `transform.rotation`, `offset` or `target`) and the value.
+    pub error: CableError,
+}
+
+/// What the last [`CableWorld::step`] refused or repaired
+/// ([`CableWorld::report`]); empty when all went well. Its buffers are
+/// reused from step to step.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct StepReport {
+    /// Ends whose target was refused this step.
+    pub bad_targets: Vec<BadTarget>,
+    /// Collider entities whose transform was refused this step: the
+    /// collider kept its last good pose.
+    pub bad_poses: Vec<(Entity, CableError)>,
+    /// Cable entities whose pool cable had been removed behind the ECS's
+    /// back ([`CableWorld::pool_mut`]): rebuilt from their [`CableSpec`]
+    /// this step (or given a [`CableRejected`] if the pool now refuses it).
+    pub lost_cables: Vec<Entity>,
+    /// Collider entities whose pool collider had been removed behind the
+    /// ECS's back: added again from their [`ColliderSpec`] this step.
+    pub lost_colliders: Vec<Entity>,
+}
+
+impl StepReport {
+    /// True when the step refused and repaired nothing.
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.bad_targets.is_empty()
+            && self.bad_poses.is_empty()
+            && self.lost_cables.is_empty()
+            && self.lost_colliders.is_empty()
+    }
+
+    fn clear(&mut self) {
+        self.bad_targets.clear();
+        self.bad_poses.clear();
+        self.lost_cables.clear();
+        self.lost_colliders.clear();
+    }
+}
+
+/// The world position of an end attached to an entity with transform `tf`
+/// at local `offset`, or why it is refused.
+fn entity_target(tf: &Transform, offset: Vec3) -> Result<Vec3, CableError> {
+    check_vec3("transform.translation", tf.translation)?;
+    let rotation = check_rotation("transform.rotation", tf.rotation)?;
+    check_vec3("offset", offset)?;
+    check_vec3("target", tf.translation + rotation * offset)
+}
+
 /// Per-end state carried from frame to frame.
 #[derive(Debug, Clone, Copy, Default)]
 struct EndState {
@@ -317,6 +407,9 @@ pub struct CableWorld<S = OwnTransform> {
     spawned: Vec<(Entity, Result<CableHandle, CableError>)>,
     motions: Vec<Motion>,
     freed: Vec<(Entity, End)>,
+    /// Scratch: tracked cables or colliders found removed from the pool.
+    lost: Vec<Entity>,
+    report: StepReport,
 }
 
 impl CableWorld<OwnTransform> {
@@ -347,6 +440,8 @@ impl<S: TransformSource> CableWorld<S> {
             spawned: Vec::new(),
             motions: Vec::new(),
             freed: Vec::new(),
+            lost: Vec::new(),
+            report: StepReport::default(),
         })
     }
 
@@ -357,8 +452,44 @@ impl<S: TransformSource> CableWorld<S> {
     }
 
     /// The particle pool, mutably (for pool-level edits such as teleports).
+    ///
+    /// Removing a tracked cable or collider here does not end it: the next
+    /// step rebuilds it from its entity's spec and reports it
+    /// ([`StepReport::lost_cables`], [`StepReport::lost_colliders`]);
+    /// despawn the entity or remove its spec instead.
     pub fn pool_mut(&mut self) -> &mut ParticlePool {
         &mut self.pool
+    }
+
+    /// What the last [`CableWorld::step`] refused or repaired: bad
+    /// attachment targets and collider transforms (kept at their last good
+    /// value), and cables or colliders removed from the pool behind the
+    /// ECS's back (rebuilt). Empty when all went well.
+    ///
+    /// # Example
+    /// ```
+    /// use cable_core::CableDesc;
+    /// use cable_systems::ecs::{AttachTarget, CableAttachments, CableSpec, CableWorld};
+    /// use cable_systems::SolverParams;
+    /// use glam::Vec3;
+    ///
+    /// let mut world = hecs::World::new();
+    /// let desc = CableDesc::line(Vec3::ZERO, Vec3::X, 1.0, 4)?;
+    /// let start = AttachTarget::Point(Vec3::new(f32::NAN, 0.0, 0.0));
+    /// let rope = world.spawn((
+    ///     CableSpec::new(desc),
+    ///     CableAttachments { start, end: AttachTarget::Free },
+    /// ));
+    /// let mut cables = CableWorld::new(SolverParams::default())?;
+    /// cables.step(&mut world, 1.0 / 60.0)?;
+    /// let bad = &cables.report().bad_targets[0];
+    /// assert_eq!(bad.entity, rope);
+    /// assert!(bad.error.to_string().starts_with("point:"));
+    /// # Ok::<(), cable_core::CableError>(())
+    /// ```
+    #[must_use]
+    pub fn report(&self) -> &StepReport {
+        &self.report
     }
 
     /// The stepper (parameters, simulated time).
@@ -367,11 +498,18 @@ impl<S: TransformSource> CableWorld<S> {
         &self.stepper
     }
 
-    /// Advances the world by a frame of `dt` seconds; returns the substeps run.
+    /// Advances the world by a frame of `dt` seconds; returns the substeps
+    /// run. What it refused or repaired on the way is in
+    /// [`CableWorld::report`].
     ///
     /// # Errors
-    /// `dt` negative or not finite.
+    /// `dt` negative or not finite, or a cable refused by
+    /// [`Stepper::validate_pool`] (one changed through
+    /// [`CableWorld::pool_mut`]: specs are checked when spawned); no
+    /// substep runs.
     pub fn step(&mut self, world: &mut World, dt: f32) -> Result<u32, CableError> {
+        self.report.clear();
+        self.drop_lost_cables(world);
         self.spawn_cables(world);
         self.free_despawned(world);
         self.sync_colliders(world);
@@ -406,6 +544,7 @@ impl<S: TransformSource> CableWorld<S> {
 
     fn spawn_cables(&mut self, world: &mut World) {
         self.spawned.clear();
+        let substep = self.stepper.params().substep;
         for (entity, spec) in world
             .query::<(Entity, &CableSpec)>()
             .without::<hecs::Or<&CableBody, &CableRejected>>()
@@ -428,6 +567,11 @@ impl<S: TransformSource> CableWorld<S> {
                         return Err(e);
                     }
                 }
+                // Refused here rather than by every later step of the world.
+                if let Err(e) = self.pool.validate_cable_for_substep(h, substep) {
+                    let _ = self.pool.remove_cable(h);
+                    return Err(e);
+                }
                 Ok(h)
             });
             self.spawned.push((entity, result));
@@ -445,6 +589,37 @@ impl<S: TransformSource> CableWorld<S> {
                 }
                 Err(e) => {
                     let _ = world.insert_one(entity, CableRejected(e));
+                }
+            }
+        }
+    }
+
+    /// Forgets tracked cables that were removed from the pool behind the
+    /// ECS's back and takes their dead [`CableBody`] away, so that
+    /// `spawn_cables` rebuilds them from their spec. One
+    /// O(1) slot check per cable; entity look-ups only for lost ones.
+    fn drop_lost_cables(&mut self, world: &mut World) {
+        let pool = &self.pool;
+        if self.tracked.iter().all(|t| pool.contains(t.handle)) {
+            return;
+        }
+        let lost = &mut self.spawned;
+        lost.clear();
+        self.tracked.retain(|t| {
+            let keep = pool.contains(t.handle);
+            if !keep {
+                lost.push((t.entity, Ok(t.handle)));
+            }
+            keep
+        });
+        for (entity, handle) in self.spawned.drain(..) {
+            let dead = world
+                .get::<&CableBody>(entity)
+                .is_ok_and(|b| Ok(b.handle) == handle);
+            if dead {
+                let _ = world.remove_one::<CableBody>(entity);
+                if world.satisfies::<&CableSpec>(entity) {
+                    self.report.lost_cables.push(entity);
                 }
             }
         }
@@ -516,39 +691,63 @@ impl<S: TransformSource> CableWorld<S> {
         self.reindex();
     }
 
-    /// Adds colliders of new collider entities, removes those of despawned
-    /// ones (or ones that lost their [`ColliderSpec`]), and poses every
-    /// collider from its entity's transform.
+    /// Removes the colliders of despawned collider entities (or ones that
+    /// lost their [`ColliderSpec`]), forgets those removed from the pool
+    /// behind the ECS's back, adds colliders for new (and lost) collider
+    /// entities, and poses every collider from its entity's transform.
     fn sync_colliders(&mut self, world: &mut World) {
-        let set = self.pool.colliders_mut();
-        self.new_colliders.clear();
-        for (entity, spec) in world
-            .query::<(Entity, &ColliderSpec)>()
-            .without::<&ColliderBody>()
-            .iter()
-        {
-            self.new_colliders.push((entity, set.add(spec.0)));
-        }
-        for &(entity, handle) in &self.new_colliders {
-            // The entity was yielded by the query above and nothing despawned it since.
-            let _ = world.insert_one(entity, ColliderBody { handle });
-        }
-        self.colliders.append(&mut self.new_colliders);
-        self.colliders.retain(|&(entity, handle)| {
+        let Self {
+            pool,
+            colliders,
+            new_colliders,
+            lost,
+            report,
+            source,
+            ..
+        } = self;
+        let set = pool.colliders_mut();
+        lost.clear();
+        colliders.retain(|&(entity, handle)| {
             let alive = world
                 .get::<&ColliderBody>(entity)
                 .is_ok_and(|b| b.handle == handle)
                 && world.satisfies::<&ColliderSpec>(entity);
             if !alive {
-                // Tracked collider handles are live until this removal.
+                // Tracked collider handles are live until this removal (or
+                // were removed behind our back: then this is a no-op).
                 let _ = set.remove(handle);
+                false
+            } else if !set.contains(handle) {
+                lost.push(entity);
+                false
+            } else {
+                true
             }
-            alive
         });
-        for &(entity, handle) in &self.colliders {
-            if let Some(t) = self.source.transform(world, entity) {
+        for &entity in lost.iter() {
+            // A dead body: the query below adds the collider again.
+            let _ = world.remove_one::<ColliderBody>(entity);
+            report.lost_colliders.push(entity);
+        }
+        new_colliders.clear();
+        for (entity, spec) in world
+            .query::<(Entity, &ColliderSpec)>()
+            .without::<&ColliderBody>()
+            .iter()
+        {
+            new_colliders.push((entity, set.add(spec.0)));
+        }
+        for &(entity, handle) in new_colliders.iter() {
+            // The entity was yielded by the query above and nothing despawned it since.
+            let _ = world.insert_one(entity, ColliderBody { handle });
+        }
+        colliders.append(new_colliders);
+        for &(entity, handle) in colliders.iter() {
+            if let Some(t) = source.transform(world, entity) {
                 // A non-finite or non-unit transform keeps the previous pose.
-                let _ = set.set_pose(handle, t.translation, t.rotation);
+                if let Err(e) = set.set_pose(handle, t.translation, t.rotation) {
+                    report.bad_poses.push((entity, e));
+                }
             }
         }
     }
@@ -563,6 +762,7 @@ impl<S: TransformSource> CableWorld<S> {
             by_slot,
             motions,
             freed,
+            report,
             ..
         } = self;
         let shared: &World = world;
@@ -581,19 +781,31 @@ impl<S: TransformSource> CableWorld<S> {
                 let att = *att;
                 for end in [End::Start, End::End] {
                     let state = &mut t.ends[end.slot()];
-                    let target = match att.get(end) {
-                        AttachTarget::Free => None,
-                        AttachTarget::Point(p) => Some(p),
+                    let (resolved, followed) = match att.get(end) {
+                        AttachTarget::Free => (Ok(None), None),
+                        AttachTarget::Point(p) => (check_vec3("point", p).map(Some), None),
                         AttachTarget::Entity { entity, offset } => match lookup(entity) {
-                            Some(tf) => Some(tf.transform_point(offset)),
+                            Some(tf) => (entity_target(&tf, offset).map(Some), Some(entity)),
                             None => {
                                 freed.push((t.entity, end));
-                                None
+                                (Ok(None), None)
                             }
                         },
                     };
-                    let target =
-                        target.filter(|p| cable_core::error::check_vec3("target", *p).is_ok());
+                    let target = match resolved {
+                        Ok(target) => target,
+                        Err(error) => {
+                            // Keep the last good target (the pool holds it), as
+                            // colliders keep their last good pose.
+                            report.bad_targets.push(BadTarget {
+                                entity: t.entity,
+                                end,
+                                target: followed,
+                                error,
+                            });
+                            continue;
+                        }
+                    };
                     match (state.target, target) {
                         (Some(from), Some(to)) => {
                             if from != to {
