@@ -510,7 +510,7 @@ impl<L: Lane> Contacts<L> {
     ///
     /// Inlined into the kernel (and so compiled for the kernel's SIMD
     /// path) for the plane, the common ground; other shapes go through
-    /// [`Contacts::project_shape`], compiled once.
+    /// `Contacts::project_shape`, compiled once.
     #[inline(always)]
     pub fn project<S: Store<L>>(&mut self, st: &mut S, b: &Block<L>, set: &ColliderSet) {
         let world = set.prepared();
