@@ -404,6 +404,18 @@ fn a_broken_segment_leaves_a_gap_in_the_tube_mesh() {
     assert_eq!(faces, whole - whole / 8);
 }
 
+/// The catenary parameter c of a chain of `length` over `span`:
+/// `length = 2c·sinh(span / 2c)`, by bisection in f64.
+fn catenary_parameter(span: f64, length: f64) -> f64 {
+    let f = |c: f64| 2.0 * c * (span / (2.0 * c)).sinh() - length;
+    let (mut lo, mut hi) = (1e-3 * span, 1e3 * span);
+    for _ in 0..200 {
+        let mid = 0.5 * (lo + hi);
+        if f(mid) > 0.0 { lo = mid } else { hi = mid }
+    }
+    0.5 * (lo + hi)
+}
+
 /// Issue 11's figures, each against its analytic value.
 #[test]
 fn a_20_m_rope_of_100_segments_stretches_under_1_percent_at_default_settings() {
@@ -425,13 +437,7 @@ fn a_20_m_rope_of_100_segments_stretches_under_1_percent_at_default_settings() {
 fn the_direct_solver_hangs_a_catenary_within_1_5_percent() {
     // Span 10 m, length 12 m, 64 segments, 8 iterations, 1/60 s.
     let (span, length) = (10.0f64, 12.0f64);
-    let f = |c: f64| 2.0 * c * (span / (2.0 * c)).sinh() - length;
-    let (mut lo, mut hi) = (1e-3, 1e3);
-    for _ in 0..200 {
-        let mid = 0.5 * (lo + hi);
-        if f(mid) > 0.0 { lo = mid } else { hi = mid }
-    }
-    let c = 0.5 * (lo + hi);
+    let c = catenary_parameter(span, length);
     let sag = c * ((span / (2.0 * c)).cosh() - 1.0);
     for layout in Layout::ALL {
         let d = CableDesc::line(Vec3::ZERO, Vec3::new(10.0, 0.0, 0.0), 12.0, 64).expect("valid");
@@ -532,13 +538,7 @@ fn a_catenary_carries_the_analytic_horizontal_tension() {
     // Span 10 m, length 12 m, 1 kg/m: the horizontal tension is ρ·g·c,
     // the same in every segment (c the catenary parameter).
     let (span, length) = (10.0f64, 12.0f64);
-    let f = |c: f64| 2.0 * c * (span / (2.0 * c)).sinh() - length;
-    let (mut lo, mut hi) = (1e-3, 1e3);
-    for _ in 0..200 {
-        let mid = 0.5 * (lo + hi);
-        if f(mid) > 0.0 { lo = mid } else { hi = mid }
-    }
-    let c = 0.5 * (lo + hi);
+    let c = catenary_parameter(span, length);
     let want = 9.81 * c; // N, ρ = 1 kg/m
     for layout in Layout::ALL {
         let mut d =
