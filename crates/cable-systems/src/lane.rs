@@ -662,7 +662,14 @@ mod tests {
         for (s, w) in ops {
             let r = w(a, b);
             for i in 0..8 {
-                assert_eq!(r.0[i].to_bits(), s(xs[i], ys[i]).to_bits(), "lane {i}");
+                let (got, want) = (r.0[i], s(xs[i], ys[i]));
+                // Rust leaves the sign and payload of a NaN that an operation
+                // creates unspecified (Miri picks them at random): a NaN only
+                // has to stay a NaN. Every other result agrees bit for bit.
+                if got.is_nan() && want.is_nan() {
+                    continue;
+                }
+                assert_eq!(got.to_bits(), want.to_bits(), "lane {i}");
             }
         }
         let m = a.le(b);

@@ -583,8 +583,18 @@ mod tests {
 
     /// The one `unsafe` call of the crate (the AVX2 path) and the baseline
     /// path give the same bits as the one-lane layout. Small enough for
-    /// Miri: `cargo +nightly miri test -p cable-systems --lib lanes` (with
-    /// `RUSTFLAGS="-C target-feature=+avx2"` to take the AVX2 path there).
+    /// Miri, which passes it on the AVX2 path (2026-11-23):
+    ///
+    /// ```sh
+    /// RUSTFLAGS="-C target-feature=+avx2" \
+    /// MIRIFLAGS="-Zmiri-tree-borrows -Zmiri-permissive-provenance -Zmiri-ignore-leaks" \
+    /// cargo +nightly miri test -p cable-systems --lib lanes
+    /// ```
+    ///
+    /// (`rustup component add --toolchain nightly miri rust-src` first.)
+    /// Tree Borrows because Stacked Borrows stops in rayon's crossbeam-epoch
+    /// first (a known report against that crate, not this code); leaks
+    /// ignored because rayon's global pool outlives `main`.
     #[test]
     fn every_simd_path_matches_the_one_lane_layout() {
         let run = |layout: Layout| {
