@@ -547,8 +547,16 @@ fn sync_cables(
         }
         alive
     });
+    let substep = sim.stepper.params().substep;
+    let pool = &mut sim.pool;
     for (entity, cable) in &new {
-        match add_cable(pool, cable) {
+        // A cable whose compliances overflow at this substep would make every
+        // step refuse: reject it here, once, instead.
+        let added = cable
+            .desc
+            .validate_for_substep(substep)
+            .and_then(|()| add_cable(pool, cable));
+        match added {
             Ok(handle) => {
                 sim.cables.insert(entity, handle);
                 commands.entity(entity).insert(CableBody { handle });

@@ -296,3 +296,28 @@ fn world_parameters_change_at_run_time() {
     assert_eq!(sim.params().iterations, 8);
     assert!((sim.params().substep - 1.0 / 60.0).abs() < 1.0e-7);
 }
+
+#[test]
+fn a_cable_whose_compliance_overflows_at_the_substep_is_rejected_at_spawn() {
+    let mut app = app();
+    let good = app
+        .world_mut()
+        .spawn(Cable::line(Vec3::ZERO, Vec3::new(4.0, 0.0, 0.0), 5.0, 16).expect("valid"))
+        .id();
+    // 1e30 is a valid compliance, but 1e30 / (1/60 s)² overflows: every step
+    // would be refused if the pool took it.
+    let mut soft = Cable::line(Vec3::Y, Vec3::new(4.0, 1.0, 0.0), 5.0, 16).expect("valid");
+    soft.desc.params.compliance = 1.0e30;
+    let bad = app.world_mut().spawn(soft).id();
+    for _ in 0..30 {
+        app.update();
+    }
+    assert!(app.world().get::<CableRejected>(bad).is_some());
+    assert!(app.world().get::<CableBody>(bad).is_none());
+    // The good cable is simulated: its middle sags.
+    assert!(
+        particles(&app, good)[8].y < -0.3,
+        "{:?}",
+        particles(&app, good)[8]
+    );
+}
