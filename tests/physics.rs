@@ -1,19 +1,9 @@
 //! Physics checked against physics: the catenary, the pendulum, free fall.
 
+mod common;
 use cable::{CableDesc, ParticlePool, SolverParams, Stepper};
+use common::catenary_parameter;
 use glam::Vec3;
-
-/// Solves L = 2c·sinh(D / 2c) for the catenary parameter c by bisection.
-fn catenary_parameter(span: f64, length: f64) -> f64 {
-    let f = |c: f64| 2.0 * c * (span / (2.0 * c)).sinh() - length;
-    // f decreases in c: tiny c gives a huge length, huge c gives the span.
-    let (mut lo, mut hi) = (1e-3 * span, 1e3 * span);
-    for _ in 0..200 {
-        let mid = 0.5 * (lo + hi);
-        if f(mid) > 0.0 { lo = mid } else { hi = mid }
-    }
-    0.5 * (lo + hi)
-}
 
 #[test]
 fn catenary_sag_of_a_chain_pinned_at_both_ends() {

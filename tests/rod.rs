@@ -5,9 +5,11 @@
 //! freely, bending stiffness gives Euler-Bernoulli's cantilever
 //! deflection, pins stay put. Every check runs on every layout.
 
+mod common;
 use cable::systems::tension::segment_tensions;
 use cable::systems::{Layout, Solver};
 use cable::{CableDesc, CableHandle, ParticlePool, SolverParams, Stepper};
+use common::catenary_parameter;
 use glam::Vec3;
 
 const G: f32 = 9.81;
@@ -402,18 +404,6 @@ fn a_broken_segment_leaves_a_gap_in_the_tube_mesh() {
         .filter(|l| l.starts_with("f "))
         .count();
     assert_eq!(faces, whole - whole / 8);
-}
-
-/// The catenary parameter c of a chain of `length` over `span`:
-/// `length = 2c·sinh(span / 2c)`, by bisection in f64.
-fn catenary_parameter(span: f64, length: f64) -> f64 {
-    let f = |c: f64| 2.0 * c * (span / (2.0 * c)).sinh() - length;
-    let (mut lo, mut hi) = (1e-3 * span, 1e3 * span);
-    for _ in 0..200 {
-        let mid = 0.5 * (lo + hi);
-        if f(mid) > 0.0 { lo = mid } else { hi = mid }
-    }
-    0.5 * (lo + hi)
 }
 
 /// Issue 11's figures, each against its analytic value.

@@ -38,3 +38,16 @@ pub fn hash_positions(pool: &cable::ParticlePool) -> u64 {
     }
     h
 }
+
+/// The catenary parameter c of a chain of `length` hanging over `span`:
+/// `length = 2c·sinh(span / 2c)`, solved by bisection in f64.
+pub fn catenary_parameter(span: f64, length: f64) -> f64 {
+    let f = |c: f64| 2.0 * c * (span / (2.0 * c)).sinh() - length;
+    // f decreases in c: tiny c gives a huge length, huge c gives the span.
+    let (mut lo, mut hi) = (1e-3 * span, 1e3 * span);
+    for _ in 0..200 {
+        let mid = 0.5 * (lo + hi);
+        if f(mid) > 0.0 { lo = mid } else { hi = mid }
+    }
+    0.5 * (lo + hi)
+}
