@@ -145,6 +145,21 @@ pub struct CableParams {
     /// initial length, but at most 1e7 (the most this field accepts) unless
     /// the cable is longer than that already (set when the cable is added).
     pub max_length: Option<f32>,
+    /// Sleeping: a cable whose every particle has moved slower than this
+    /// (m/s, over a substep) for [`CableParams::sleep_delay`] seconds falls
+    /// asleep — its velocity is zeroed and it costs no solver time until
+    /// something wakes it (see [Sleeping](crate::ParticlePool#sleeping-and-hidden-cables)).
+    /// 0 (the default): never sleeps. Cables with a turning winch
+    /// ([`CableParams::reel_speed`] ≠ 0) do not sleep.
+    pub sleep_speed: f32,
+    /// Seconds a cable must stay below [`CableParams::sleep_speed`] before it
+    /// sleeps (default 1).
+    pub sleep_delay: f32,
+    /// UE's "skip cable update when not visible": while the engine has told
+    /// the pool the cable is hidden ([`crate::ParticlePool::set_visible`]),
+    /// it is not simulated (it keeps its state and resumes when shown).
+    /// Default `false`: hidden cables are simulated.
+    pub skip_when_hidden: bool,
 }
 
 impl Default for CableParams {
@@ -163,6 +178,9 @@ impl Default for CableParams {
             reel_speed: 0.0,
             min_length: None,
             max_length: None,
+            sleep_speed: 0.0,
+            sleep_delay: 1.0,
+            skip_when_hidden: false,
         }
     }
 }
@@ -268,6 +286,29 @@ impl CableParams {
                     field: "min_length",
                     expected: "must be at most max_length",
                     value: f64::from(lo),
+                });
+            }
+        }
+        for (field, v, max, expected) in [
+            (
+                "sleep_speed",
+                self.sleep_speed,
+                1.0e3,
+                "must lie within 0..=1e3",
+            ),
+            (
+                "sleep_delay",
+                self.sleep_delay,
+                1.0e6,
+                "must lie within 0..=1e6",
+            ),
+        ] {
+            let v = check_finite(field, v)?;
+            if !(0.0..=max).contains(&v) {
+                return Err(CableError::OutOfRange {
+                    field,
+                    expected,
+                    value: f64::from(v),
                 });
             }
         }

@@ -443,7 +443,14 @@ pub struct ColliderSet {
     planes: Vec<u32>,
     bvh: Bvh,
     bounded: Vec<(Aabb, u32)>,
+    /// Regions where colliders were added, removed or moved since the last
+    /// [`ColliderSet::take_changes`]: sleeping cables there wake.
+    changes: Vec<Aabb>,
 }
+
+/// At most this many change regions are kept; beyond, they merge into one
+/// (a cable woken by the merged box wakes a little early, never late).
+const MAX_CHANGES: usize = 256;
 
 impl Default for ColliderSet {
     /// An empty set with a fresh identity.
@@ -457,6 +464,7 @@ impl Default for ColliderSet {
             planes: Vec::new(),
             bvh: Bvh::default(),
             bounded: Vec::new(),
+            changes: Vec::new(),
         }
     }
 }
@@ -498,6 +506,7 @@ impl ColliderSet {
             collider,
             stepped: (collider.position, collider.rotation),
         };
+        self.note_change(collider.world_shape().aabb());
         self.live += 1;
         if let Some(index) = self.free.pop() {
             let slot = &mut self.slots[index as usize];
@@ -563,6 +572,7 @@ impl ColliderSet {
     /// [`CableError::StaleCollider`] when the handle is not live.
     pub fn remove(&mut self, h: ColliderHandle) -> Result<Collider, CableError> {
         let c = self.entry(h)?.collider;
+        self.note_change(c.world_shape().aabb());
         let slot = &mut self.slots[h.index as usize];
         slot.entry = None;
         // Wrapping: 2^32 removals of one slot is beyond any program's lifetime.
@@ -595,9 +605,35 @@ impl ColliderSet {
         check_vec3("position", position)?;
         let rotation = check_rotation("rotation", rotation)?;
         let e = self.entry_mut(h)?;
+        if e.collider.position == position && e.collider.rotation == rotation {
+            return Ok(());
+        }
+        let before = e.collider.world_shape().aabb();
         e.collider.position = position;
         e.collider.rotation = rotation;
+        let after = e.collider.world_shape().aabb();
+        self.note_change(before.union(after));
         Ok(())
+    }
+
+    /// Remembers that colliders changed inside `region`.
+    fn note_change(&mut self, region: Aabb) {
+        if self.changes.len() >= MAX_CHANGES {
+            let merged = self.changes.drain(..).fold(region, |a, b| a.union(b));
+            self.changes.push(merged);
+        } else {
+            self.changes.push(region);
+        }
+    }
+
+    /// Regions (world bounds, before and after) where colliders were added,
+    /// removed or moved since the last call, which forgets them. The pool
+    /// wakes its sleeping cables there before each step
+    /// ([`crate::ParticlePool::wake_near_collider_changes`]).
+    pub fn take_changes(&mut self, mut f: impl FnMut(&Aabb)) {
+        for c in self.changes.drain(..) {
+            f(&c);
+        }
     }
 
     /// Handles of the live colliders, in processing (slot) order.

@@ -2,6 +2,7 @@
 
 use glam::Vec3;
 
+use crate::bvh::Aabb;
 use crate::cable::{CableDesc, CableHandle, CableParams, End, bend_compliance, next_owner_id};
 use crate::collider::ColliderSet;
 use crate::error::{CableError, check_finite, check_vec3};
@@ -10,6 +11,8 @@ use crate::error::{CableError, check_finite, check_vec3};
 // so it sees the private columns.
 #[path = "pool_access.rs"]
 mod access;
+#[path = "pool_sleep.rs"]
+mod sleep;
 pub use access::CableRef;
 
 /// [`RowConst::anchor`] of a side with no pinned particle.
@@ -71,6 +74,40 @@ pub(crate) struct CableRecord {
     /// `reel_segment` it bounds the curvature compliances a winch can
     /// give the cable (`check_bend_for_substep`).
     pub(crate) max_rest: f32,
+    /// Sleeping and visibility (see [`ParticlePool#sleeping-and-hidden-cables`]).
+    pub(crate) sleep: SleepState,
+}
+
+/// Whether a cable sleeps or is hidden, and how long it has been still.
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct SleepState {
+    /// Seconds every particle has moved slower than the cable's `sleep_speed`.
+    pub(crate) still: f32,
+    pub(crate) asleep: bool,
+    /// Hidden by the engine ([`ParticlePool::set_visible`]).
+    pub(crate) hidden: bool,
+    /// While asleep: the cable's bounds grown by its radius and
+    /// [`WAKE_MARGIN`]; a collider change there wakes it.
+    pub(crate) bounds: Aabb,
+}
+
+/// Distance beyond a sleeping cable's surface within which a collider
+/// change wakes it, metres.
+pub const WAKE_MARGIN: f32 = 0.01;
+
+impl CableRecord {
+    /// True when the stepper simulates the cable: awake, and shown unless
+    /// it is to be skipped while hidden.
+    #[inline]
+    pub(crate) fn active(&self) -> bool {
+        !(self.sleep.asleep || self.sleep.hidden && self.params.skip_when_hidden)
+    }
+
+    /// True when the cable's parameters let it fall asleep.
+    #[inline]
+    fn sleepy(&self) -> bool {
+        self.alive && self.params.sleep_speed > 0.0 && self.params.reel_speed == 0.0
+    }
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -96,6 +133,20 @@ struct Slot {
 /// before it touches the columns, and by `add_cable` once garbage exceeds a
 /// quarter of the rows) squeezes out in one order-preserving pass. Systems
 /// therefore always see dense columns.
+///
+/// # Sleeping and hidden cables
+/// A cable with [`CableParams::sleep_speed`] > 0 falls asleep once every
+/// particle has moved slower than that for [`CableParams::sleep_delay`]
+/// seconds ([`ParticlePool::update_sleep`], run by the stepper after each
+/// step): its velocity is zeroed and the stepper skips it, so it costs no
+/// solver time. It wakes when the pool edits it (positions, velocity,
+/// masses, parameters, a moved attachment target, teleport, winch, a
+/// broken segment, [`ParticlePool::wake`]) or when a collider is added,
+/// removed or moved near it ([`ParticlePool::wake_near_collider_changes`],
+/// run by the stepper before each step). A cable with
+/// [`CableParams::skip_when_hidden`] is skipped while the engine says it is
+/// hidden ([`ParticlePool::set_visible`]). Cables never interact, so
+/// whatever sleeps, the awake cables' results are bitwise the same.
 ///
 /// # Identity and clones
 /// Every pool has an identity ([`ParticlePool::id`]) that the handles it
@@ -150,6 +201,10 @@ pub struct ParticlePool {
     /// Changes when a cable is added or its parameters change (see
     /// [`ParticlePool::params_revision`]).
     params_revision: u64,
+    /// Live cables whose parameters let them sleep.
+    sleepy: usize,
+    /// Live cables asleep.
+    sleeping: usize,
 }
 
 impl Default for ParticlePool {
@@ -189,6 +244,8 @@ impl ParticlePool {
             revision: access::next_revision(),
             attach_revision: access::next_revision(),
             params_revision: access::next_revision(),
+            sleepy: 0,
+            sleeping: 0,
         }
     }
 
@@ -345,6 +402,7 @@ impl ParticlePool {
             reel_segment: length / (count - 1) as f32,
             mass_per_length: desc.mass_per_length,
             max_rest: 0.0,
+            sleep: SleepState::default(),
         };
         for (end, on) in [(End::Start, desc.attach_start), (End::End, desc.attach_end)] {
             if on {
@@ -354,6 +412,7 @@ impl ParticlePool {
             }
         }
         self.slots[handle.index as usize].record = Some(self.cables.len() as u32);
+        self.sleepy += usize::from(record.sleepy());
         self.cables.push(record);
         self.params_revision = access::next_revision();
         self.refresh_rows(self.cables.len() - 1);
@@ -464,6 +523,8 @@ impl ParticlePool {
         slot.generation = slot.generation.wrapping_add(1);
         self.free_slots.push(handle.index);
         let r = &mut self.cables[rec];
+        self.sleepy -= usize::from(r.sleepy());
+        self.sleeping -= usize::from(r.sleep.asleep);
         r.alive = false;
         self.garbage_rows += r.count;
         self.dead_records += 1;
@@ -571,6 +632,7 @@ impl ParticlePool {
     pub fn positions_mut(&mut self, handle: CableHandle) -> Result<&mut [Vec3], CableError> {
         self.touch();
         let rows = self.rows(handle)?;
+        self.wake_record(self.record_index(handle)?);
         Ok(&mut self.pos[rows])
     }
 
@@ -591,6 +653,7 @@ impl ParticlePool {
     pub fn prev_positions_mut(&mut self, handle: CableHandle) -> Result<&mut [Vec3], CableError> {
         self.touch();
         let rows = self.rows(handle)?;
+        self.wake_record(self.record_index(handle)?);
         Ok(&mut self.prev[rows])
     }
 
@@ -651,6 +714,7 @@ impl ParticlePool {
         let row = rec.first + segment;
         if self.row_const[row].linked {
             self.touch();
+            self.wake_record(i);
             self.row_const[row].linked = false;
             self.refresh_rows(i);
         }
@@ -702,6 +766,7 @@ impl ParticlePool {
         if change == 0.0 {
             return Ok(count);
         }
+        self.wake_record(i);
         let seg = self.cables[i].reel_segment;
         // May go below zero for a moment: the merges below absorb it.
         self.rest[first] += change;
@@ -816,6 +881,7 @@ impl ParticlePool {
             });
         }
         let rec_i = self.record_index(handle)?;
+        self.wake_record(rec_i);
         let rec = &mut self.cables[rec_i];
         if index >= rec.count {
             return Err(CableError::ParticleOutOfRange {
@@ -859,7 +925,10 @@ impl ParticlePool {
         // Winch bounds resolved when the cable was added stay unless given.
         params.min_length = params.min_length.or(old.min_length);
         params.max_length = params.max_length.or(old.max_length);
+        self.wake_record(i);
+        self.sleepy -= usize::from(self.cables[i].sleepy());
         self.cables[i].params = params;
+        self.sleepy += usize::from(self.cables[i].sleepy());
         self.params_revision = access::next_revision();
         self.refresh_rows(i);
         Ok(())
@@ -892,6 +961,9 @@ impl ParticlePool {
             check_vec3("attachment target", t)?;
         }
         let i = self.record_index(handle)?;
+        if self.cables[i].attach[end.slot()] != target {
+            self.wake_record(i);
+        }
         if self.cables[i].attach[end.slot()].is_some() && target.is_some() {
             // Only a target moves: layouts refresh their targets, not their copies.
             self.attach_revision = access::next_revision();
@@ -967,6 +1039,7 @@ impl ParticlePool {
             }
         }
         self.touch();
+        self.wake_record(i);
         for p in &mut self.pos[rows.clone()] {
             *p += offset;
         }
@@ -1015,6 +1088,7 @@ impl ParticlePool {
             }
         }
         self.touch();
+        self.wake_record(self.record_index(handle)?);
         for r in rows {
             if self.inv_mass[r] > 0.0 {
                 self.prev[r] = self.pos[r] - step;
@@ -1182,6 +1256,9 @@ pub struct CableMut<'a> {
     pub params: &'a CableParams,
     /// Attachment target of each end ([`End::slot`] order).
     pub attach: &'a [Option<Vec3>; 2],
+    /// False while the cable sleeps or is hidden and skipped: systems leave
+    /// it as it is ([`ParticlePool::is_active`]).
+    pub active: bool,
     /// The pool's colliders, as prepared for this substep (read-only).
     pub colliders: &'a ColliderSet,
 }
@@ -1282,6 +1359,7 @@ impl<'a> Columns<'a> {
             lambda_row: self.lambda_row,
             params: &self.cables[0].params,
             attach: &self.cables[0].attach,
+            active: self.cables[0].active(),
             colliders: self.colliders,
         }
     }

@@ -164,6 +164,7 @@ impl ParticlePool {
             row_const: &self.row_const[rows],
             params: &rec.params,
             attach: &rec.attach,
+            active: rec.active(),
         })
     }
 }
@@ -188,6 +189,9 @@ pub struct CableRef<'a> {
     pub params: &'a CableParams,
     /// Attachment target of each end ([`crate::End::slot`] order).
     pub attach: &'a [Option<Vec3>; 2],
+    /// False while the cable sleeps or is hidden and skipped
+    /// ([`ParticlePool::is_active`]).
+    pub active: bool,
 }
 
 /// [`ParticlePool::validate_cable_for_substep`] of one record.

@@ -66,6 +66,8 @@ pub struct AosCable {
     pub params: CableParams,
     /// Attachment target of each end.
     pub attach: [Option<Vec3>; 2],
+    /// False while the cable sleeps or is hidden and skipped: not stepped.
+    pub active: bool,
 }
 
 /// A cable object's particle array as a one-lane [`Store`]: the kernel
@@ -231,6 +233,7 @@ pub fn advance(
             let Some(c) = pool.cable(i) else { continue };
             obj.params = *c.params;
             obj.attach = *c.attach;
+            obj.active = c.active;
             obj.particles.clear();
             obj.particles.extend((0..c.pos.len()).map(|r| AosParticle {
                 pos: c.pos[r],
@@ -246,7 +249,7 @@ pub fn advance(
     }
     let mut sh = Shared::new(params, pool.colliders(), stages);
     sh.track = track;
-    for obj in &mut world.cables {
+    for obj in world.cables.iter_mut().filter(|o| o.active) {
         let b = Block::of_cable(&obj.params, &obj.attach, obj.particles.len(), params);
         for _ in 0..n {
             kernel::substep(obj, &b, &sh, &mut world.scratch);

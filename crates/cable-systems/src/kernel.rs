@@ -642,6 +642,10 @@ pub fn advance_cable(
     stages: Stages,
     track: bool,
 ) {
+    if !c.active {
+        // Asleep, or hidden and skipped: left as it is.
+        return;
+    }
     let b = Block::of_cable(c.params, c.attach, c.pos.len(), params);
     let colliders = c.colliders;
     let mut sh = Shared::new(params, colliders, stages);

@@ -474,7 +474,9 @@ impl LanesWorld {
     fn plan(&mut self, pool: &ParticlePool) {
         self.order.clear();
         for i in 0..pool.cable_count() {
-            if let Some(c) = pool.cable(i) {
+            // Sleeping and skipped hidden cables stay out of the bundles
+            // (the scalar path leaves them as they are).
+            if let Some(c) = pool.cable(i).filter(|c| c.active) {
                 self.order.push((Key::of(&c), i as u32));
             }
         }

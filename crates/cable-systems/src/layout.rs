@@ -153,7 +153,7 @@ fn reel_all(pool: &mut ParticlePool, h: f32, winches: &mut Vec<(CableHandle, f32
     winches.extend(
         (0..pool.cable_count())
             .filter_map(|i| pool.cable(i))
-            .filter(|c| c.params.reel_speed != 0.0)
+            .filter(|c| c.active && c.params.reel_speed != 0.0)
             .map(|c| (c.handle, c.params.reel_speed * h)),
     );
     for &(handle, delta) in winches.iter() {
@@ -180,6 +180,12 @@ impl LayoutState {
     /// Runs `n` substeps of every cable of the pool in `layout`, doing the
     /// `stages` of each ([`Stages::ALL`] for a normal step).
     ///
+    /// Before the substeps, sleeping cables near colliders that changed
+    /// wake ([`ParticlePool::wake_near_collider_changes`]); after them (with
+    /// every stage run), still cables fall asleep
+    /// ([`ParticlePool::update_sleep`]). Sleeping cables, and hidden ones
+    /// that skip updates, are left as they are.
+    ///
     /// With colliders, [`cable_core::ColliderSet::prepare`] runs before the
     /// first substep (it measures how far each collider moved since the
     /// last substep, for friction) and again before the second; colliders
@@ -196,6 +202,22 @@ impl LayoutState {
         if n == 0 {
             return;
         }
+        pool.wake_near_collider_changes();
+        self.advance_awake(layout, pool, params, n, stages);
+        if stages == Stages::ALL {
+            pool.update_sleep(n as f32 * params.substep, params.substep);
+        }
+    }
+
+    /// [`LayoutState::advance`] of the cables awake.
+    fn advance_awake(
+        &mut self,
+        layout: Layout,
+        pool: &mut ParticlePool,
+        params: &SolverParams,
+        n: u32,
+        stages: Stages,
+    ) {
         let (mut breakable, mut reeling) = (false, false);
         for i in 0..pool.cable_count() {
             if let Some(c) = pool.cable(i) {
