@@ -797,6 +797,80 @@ impl ParticlePool {
         Ok(self.cables[i].count)
     }
 
+    /// Runs the winch toward a rest length: from now on the stepper reels
+    /// at `speed` m/s (paying out or reeling in, whichever the target
+    /// needs) and stops at `target_length` metres, which becomes the
+    /// cable's [`CableParams::max_length`] (paying out) or
+    /// [`CableParams::min_length`] (reeling in). The other bound widens to
+    /// the target if needed. A cable already at the target stops its winch.
+    /// The winch itself is [`ParticlePool::reel`], run by the stepper every
+    /// substep from [`CableParams::reel_speed`].
+    ///
+    /// # Errors
+    /// Stale handle; `target_length` not in (0, 1e7] or `speed` not in
+    /// (0, 1e4] (each named).
+    ///
+    /// # Example
+    /// ```
+    /// use cable_core::{CableDesc, ParticlePool};
+    /// use glam::Vec3;
+    ///
+    /// let mut pool = ParticlePool::new();
+    /// let h = pool.add_cable(&CableDesc::line(Vec3::ZERO, Vec3::new(0.0, -10.0, 0.0), 10.0, 20)?)?;
+    /// pool.reel_to(h, 4.0, 0.5)?; // reel in to 4 m at 0.5 m/s
+    /// assert_eq!(pool.params(h)?.reel_speed, -0.5);
+    /// assert_eq!(pool.params(h)?.min_length, Some(4.0));
+    /// # Ok::<(), cable_core::CableError>(())
+    /// ```
+    pub fn reel_to(
+        &mut self,
+        handle: CableHandle,
+        target_length: f32,
+        speed: f32,
+    ) -> Result<(), CableError> {
+        let target = check_finite("target_length", target_length)?;
+        if !(target > 0.0 && target <= 1.0e7) {
+            return Err(CableError::OutOfRange {
+                field: "target_length",
+                expected: "must be greater than 0 and at most 1e7",
+                value: f64::from(target),
+            });
+        }
+        let speed = check_finite("speed", speed)?;
+        if !(speed > 0.0 && speed <= 1.0e4) {
+            return Err(CableError::OutOfRange {
+                field: "speed",
+                expected: "must be greater than 0 and at most 1e4",
+                value: f64::from(speed),
+            });
+        }
+        let i = self.record_index(handle)?;
+        let (first, count) = (self.cables[i].first, self.cables[i].count);
+        let length: f64 = self.rest[first..first + count - 1]
+            .iter()
+            .map(|&r| f64::from(r))
+            .sum();
+        let mut p = self.cables[i].params;
+        let (lo, hi) = (
+            p.min_length.unwrap_or(target),
+            p.max_length.unwrap_or(target),
+        );
+        match f64::from(target).partial_cmp(&length) {
+            Some(std::cmp::Ordering::Greater) => {
+                p.reel_speed = speed;
+                p.max_length = Some(target);
+                p.min_length = Some(lo.min(target));
+            }
+            Some(std::cmp::Ordering::Less) => {
+                p.reel_speed = -speed;
+                p.min_length = Some(target);
+                p.max_length = Some(hi.max(target));
+            }
+            _ => p.reel_speed = 0.0,
+        }
+        self.set_params(handle, p)
+    }
+
     /// Inserts a particle on the first segment of record `i`, `seg` metres
     /// of rest length before particle 1.
     fn insert_after_start(&mut self, i: usize, seg: f32) {

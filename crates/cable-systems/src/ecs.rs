@@ -31,9 +31,16 @@
 //!    finite, beyond ±1e6 m, or a rotation that is not a unit quaternion)
 //!    keeps the end at its last good target, as colliders keep their last
 //!    good pose, and is listed in [`StepReport::bad_targets`];
-//! 6. **step**: the [`Stepper`] runs this frame's substeps; moving targets are
-//!    interpolated linearly across them, so a fast hand does not yank the cable;
-//! 7. **write-back**: entities with a [`CableParticles`] get their particle
+//! 6. **controls**: a [`CableWinch`] added or changed since the last step
+//!    sets the cable's winch ([`ParticlePool::reel_to`]; a refused one is
+//!    listed in [`StepReport::bad_winches`]), a removed one stops it; a
+//!    [`CableHidden`] marker hides the cable ([`ParticlePool::set_visible`]:
+//!    skipped while hidden if its parameters say
+//!    [`cable_core::CableParams::skip_when_hidden`]);
+//! 7. **step**: the [`Stepper`] runs this frame's substeps; moving targets are
+//!    interpolated linearly across them, so a fast hand does not yank the
+//!    cable; segments that break are listed in [`StepReport::torn`];
+//! 8. **write-back**: entities with a [`CableParticles`] get their particle
 //!    positions (copied into the component's buffer, no allocation once warm).
 //!
 //! What a step refused or repaired is in [`CableWorld::report`] until the
@@ -124,6 +131,25 @@ pub struct CableBody {
     /// The cable in [`CableWorld::pool`].
     pub handle: CableHandle,
 }
+
+/// A winch on an entity's cable: reels toward `target_length` metres at
+/// `speed` m/s ([`ParticlePool::reel_to`]). Applied when added or changed;
+/// removing it stops the winch where the cable is. A grappling hook is a
+/// rope with its start on the player and a `CableWinch` reeling it in.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct CableWinch {
+    /// Rest length to reel to, metres, in (0, 1e7].
+    pub target_length: f32,
+    /// Reeling speed, m/s, in (0, 1e4].
+    pub speed: f32,
+}
+
+/// Marks a cable entity the engine does not show this frame (its own
+/// culling decides): the pool is told ([`ParticlePool::set_visible`]), and a
+/// cable whose parameters set [`cable_core::CableParams::skip_when_hidden`]
+/// is not simulated while marked.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct CableHidden;
 
 /// Added instead of [`CableBody`] when the pool refused a [`CableSpec`].
 #[derive(Debug, Clone, PartialEq)]
@@ -332,16 +358,26 @@ pub struct StepReport {
     /// Collider entities whose pool collider had been removed behind the
     /// ECS's back: added again from their [`ColliderSpec`] this step.
     pub lost_colliders: Vec<Entity>,
+    /// Cable entities whose [`CableWinch`] was refused this step (the
+    /// winch kept its previous setting), with the reason.
+    pub bad_winches: Vec<(Entity, CableError)>,
+    /// Segments that broke this step
+    /// ([`cable_core::CableParams::break_tension`]): the cable entity and
+    /// the segment index, in the order they broke. Not a failure: the
+    /// cable lives on in pieces (see [`Stepper::torn`]).
+    pub torn: Vec<(Entity, usize)>,
 }
 
 impl StepReport {
-    /// True when the step refused and repaired nothing.
+    /// True when the step refused and repaired nothing (segments that tore
+    /// are news, not failures: see [`StepReport::torn`]).
     #[must_use]
     pub fn is_empty(&self) -> bool {
         self.bad_targets.is_empty()
             && self.bad_poses.is_empty()
             && self.lost_cables.is_empty()
             && self.lost_colliders.is_empty()
+            && self.bad_winches.is_empty()
     }
 
     fn clear(&mut self) {
@@ -349,6 +385,8 @@ impl StepReport {
         self.bad_poses.clear();
         self.lost_cables.clear();
         self.lost_colliders.clear();
+        self.bad_winches.clear();
+        self.torn.clear();
     }
 }
 
@@ -376,6 +414,8 @@ struct Tracked {
     entity: Entity,
     handle: CableHandle,
     ends: [EndState; 2],
+    /// The [`CableWinch`] last applied.
+    winch: Option<CableWinch>,
 }
 
 /// A moving end this frame: interpolated across the substeps.
@@ -514,6 +554,7 @@ impl<S: TransformSource> CableWorld<S> {
         self.free_despawned(world);
         self.sync_colliders(world);
         self.resolve_attachments(world);
+        self.sync_controls(world);
         let motions = &self.motions;
         let n = if motions.is_empty() {
             // Nothing to interpolate: the layout runs the frame in one batch.
@@ -538,8 +579,93 @@ impl<S: TransformSource> CableWorld<S> {
                 state.target = Some(m.from);
             }
         }
+        for &(handle, segment) in self.stepper.torn() {
+            if let Some(t) = self.tracked_of(handle) {
+                self.report.torn.push((t.entity, segment));
+            }
+        }
         self.write_back(world);
         Ok(n)
+    }
+
+    /// Replaces the solver parameters (gravity, substep, iterations,
+    /// damping, friction…) at run time, after validating them; the cables
+    /// and the accumulator are kept. The next step checks every cable
+    /// against a changed substep.
+    ///
+    /// # Errors
+    /// A parameter out of range (the old parameters stay).
+    ///
+    /// # Example
+    /// ```
+    /// use cable_systems::ecs::CableWorld;
+    /// use cable_systems::SolverParams;
+    /// use glam::Vec3;
+    ///
+    /// let mut cables = CableWorld::new(SolverParams::default())?;
+    /// let moon = SolverParams { gravity: Vec3::new(0.0, -1.62, 0.0), ..*cables.stepper().params() };
+    /// cables.set_params(moon)?;
+    /// assert_eq!(cables.stepper().params().gravity.y, -1.62);
+    /// # Ok::<(), cable_core::CableError>(())
+    /// ```
+    pub fn set_params(&mut self, params: SolverParams) -> Result<(), CableError> {
+        self.stepper.set_params(params)
+    }
+
+    /// The tracked cable of a live pool handle.
+    fn tracked_of(&self, handle: CableHandle) -> Option<&Tracked> {
+        let ti = *self.by_slot.get(handle.index() as usize)? as usize;
+        self.tracked.get(ti).filter(|t| t.handle == handle)
+    }
+
+    /// Step 6: winches and visibility from [`CableWinch`] and [`CableHidden`].
+    fn sync_controls(&mut self, world: &World) {
+        let Self {
+            pool,
+            tracked,
+            by_slot,
+            report,
+            ..
+        } = self;
+        let mut query = world.query::<(
+            Entity,
+            &CableBody,
+            Option<&CableWinch>,
+            Option<&CableHidden>,
+        )>();
+        for (entity, body, winch, hidden) in query.iter() {
+            let ti = *by_slot
+                .get(body.handle.index() as usize)
+                .unwrap_or(&u32::MAX) as usize;
+            let Some(t) = tracked
+                .get_mut(ti)
+                .filter(|t| t.handle == body.handle && t.entity == entity)
+            else {
+                continue;
+            };
+            // The handle is tracked, hence live: these cannot fail on it.
+            let _ = pool.set_visible(body.handle, hidden.is_none());
+            let winch = winch.copied();
+            if winch == t.winch {
+                continue;
+            }
+            let applied = match winch {
+                Some(w) => pool.reel_to(body.handle, w.target_length, w.speed),
+                None => pool.params(body.handle).copied().and_then(|p| {
+                    pool.set_params(
+                        body.handle,
+                        cable_core::CableParams {
+                            reel_speed: 0.0,
+                            ..p
+                        },
+                    )
+                }),
+            };
+            match applied {
+                Ok(()) => t.winch = winch,
+                Err(e) => report.bad_winches.push((entity, e)),
+            }
+        }
     }
 
     fn spawn_cables(&mut self, world: &mut World) {
@@ -585,6 +711,7 @@ impl<S: TransformSource> CableWorld<S> {
                         entity,
                         handle,
                         ends: Default::default(),
+                        winch: None,
                     });
                 }
                 Err(e) => {

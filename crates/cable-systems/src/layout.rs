@@ -174,6 +174,9 @@ pub struct LayoutState {
     handles: Vec<CableHandle>,
     tensions: Vec<f32>,
     winches: Vec<(CableHandle, f32)>,
+    /// Segments broken since the stepper last cleared this, in the order
+    /// they broke ([`crate::Stepper::torn`]).
+    pub(crate) torn: Vec<(CableHandle, usize)>,
 }
 
 impl LayoutState {
@@ -237,6 +240,7 @@ impl LayoutState {
                         params.substep,
                         &mut self.handles,
                         &mut self.tensions,
+                        &mut self.torn,
                     );
                 }
                 if reeling && stages.integrate {

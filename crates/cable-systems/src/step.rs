@@ -3,7 +3,7 @@
 //! The order of a substep is written once, on [`crate::kernel::substep`];
 //! every layout runs it.
 
-use cable_core::{CableError, CableMut, ParticlePool};
+use cable_core::{CableError, CableHandle, CableMut, ParticlePool};
 
 use crate::kernel::advance_cable;
 use crate::layout::{Layout, LayoutState, Stages};
@@ -140,6 +140,7 @@ impl Stepper {
     /// does not move the cables forward in time). Does not check the pool,
     /// as [`Stepper::run_substeps`].
     pub fn run_stages(&mut self, pool: &mut ParticlePool, n: u32, stages: Stages) {
+        self.state.torn.clear();
         self.state
             .advance(self.layout, pool, &self.params, n, stages);
         self.substeps_run += u64::from(n);
@@ -152,6 +153,16 @@ impl Stepper {
     /// whatever this says). Off by default: it costs a little time.
     pub fn set_track_tension(&mut self, on: bool) {
         self.state.track = on;
+    }
+
+    /// The segments that broke ([`cable_core::CableParams::break_tension`])
+    /// during the last [`Stepper::advance`], [`Stepper::advance_with`] or
+    /// [`Stepper::run_substeps`] call: (cable, segment index at the moment
+    /// it broke), in the order they broke. A segment index counts from the
+    /// start particle, so a winch turning later shifts it.
+    #[must_use]
+    pub fn torn(&self) -> &[(CableHandle, usize)] {
+        &self.state.torn
     }
 
     /// Whether tension is tracked ([`Stepper::set_track_tension`]).
@@ -246,6 +257,7 @@ impl Stepper {
     pub fn advance(&mut self, pool: &mut ParticlePool, frame_dt: f32) -> Result<u32, CableError> {
         self.validate_pool(pool)?;
         let n = self.frame_substeps(frame_dt)?;
+        self.state.torn.clear();
         // Cables are independent within a frame: the layout runs all n
         // substeps of a cable (or lane group) while it is hot in cache.
         self.state
@@ -294,6 +306,7 @@ impl Stepper {
     {
         self.validate_pool(pool)?;
         let n = self.frame_substeps(frame_dt)?;
+        self.state.torn.clear();
         for k in 0..n {
             before_substep(pool, k, n);
             self.state

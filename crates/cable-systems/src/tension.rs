@@ -94,6 +94,7 @@ pub(crate) fn break_overloaded(
     substep: f32,
     handles: &mut Vec<CableHandle>,
     t: &mut Vec<f32>,
+    torn: &mut Vec<(CableHandle, usize)>,
 ) -> usize {
     let mut broke = 0;
     handles.clear();
@@ -102,12 +103,17 @@ pub(crate) fn break_overloaded(
         let Ok(Some(limit)) = pool.params(h).map(|p| p.break_tension) else {
             continue;
         };
+        if pool.is_active(h) != Ok(true) {
+            // Asleep or skipped: its multipliers are those it slept with.
+            continue;
+        }
         if segment_tensions(pool, h, substep, t).is_err() {
             continue;
         }
         for (j, &tj) in t.iter().enumerate() {
             if tj > limit && pool.break_segment(h, j).is_ok() {
                 broke += 1;
+                torn.push((h, j));
             }
         }
     }
