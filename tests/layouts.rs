@@ -73,6 +73,21 @@ fn random_scene_with(seed: u64, winches_and_breaking: bool) -> (ParticlePool, So
         if rng.chance(0.25) {
             desc.params.bend_stiffness = rng.f(0.01, 2.0);
         }
+        // Per-cable solver settings (lane layouts group by iterations and
+        // friction on/off; damping and the friction coefficient vary per lane).
+        if rng.chance(0.2) {
+            desc.params.damping = Some(rng.f(0.0, 3.0));
+        }
+        if rng.chance(0.25) {
+            desc.params.friction = Some(if rng.chance(0.3) {
+                0.0
+            } else {
+                rng.f(0.05, 0.9)
+            });
+        }
+        if rng.chance(0.2) {
+            desc.params.iterations = Some(rng.pick(&[1u32, 3, 12]));
+        }
         if winches_and_breaking {
             if rng.chance(0.3) {
                 desc.params.reel_speed = rng.f(-1.0, 1.0);
@@ -106,6 +121,11 @@ fn random_scene_with(seed: u64, winches_and_breaking: bool) -> (ParticlePool, So
             Solver::Direct
         } else {
             Solver::GaussSeidel
+        },
+        friction: if rng.chance(0.5) {
+            0.0
+        } else {
+            rng.f(0.1, 0.6)
         },
         ..SolverParams::default()
     };

@@ -160,7 +160,20 @@ pub struct CableParams {
     /// it is not simulated (it keeps its state and resumes when shown).
     /// Default `false`: hidden cables are simulated.
     pub skip_when_hidden: bool,
+    /// This cable's linear velocity damping per second, ≥ 0, in place of
+    /// the solver's `damping` (`None`, the default: the solver's).
+    pub damping: Option<f32>,
+    /// This cable's Coulomb friction coefficient against colliders, in
+    /// [0, 1], in place of the solver's `friction` (`None`: the solver's).
+    pub friction: Option<f32>,
+    /// This cable's solver iterations per substep, in
+    /// 1..=[`MAX_CABLE_ITERATIONS`], in place of the solver's `iterations`
+    /// (`None`: the solver's). Lane layouts group cables by it.
+    pub iterations: Option<u32>,
 }
+
+/// Most solver iterations a cable may ask for ([`CableParams::iterations`]).
+pub const MAX_CABLE_ITERATIONS: u32 = 1024;
 
 impl Default for CableParams {
     fn default() -> Self {
@@ -181,6 +194,9 @@ impl Default for CableParams {
             sleep_speed: 0.0,
             sleep_delay: 1.0,
             skip_when_hidden: false,
+            damping: None,
+            friction: None,
+            iterations: None,
         }
     }
 }
@@ -309,6 +325,30 @@ impl CableParams {
                     field,
                     expected,
                     value: f64::from(v),
+                });
+            }
+        }
+        for (field, v, max, expected) in [
+            ("damping", self.damping, 1.0e6, "must be between 0 and 1e6"),
+            ("friction", self.friction, 1.0, "must be between 0 and 1"),
+        ] {
+            if let Some(v) = v {
+                let v = check_finite(field, v)?;
+                if !(0.0..=max).contains(&v) {
+                    return Err(CableError::OutOfRange {
+                        field,
+                        expected,
+                        value: f64::from(v),
+                    });
+                }
+            }
+        }
+        if let Some(k) = self.iterations {
+            if !(1..=MAX_CABLE_ITERATIONS).contains(&k) {
+                return Err(CableError::OutOfRange {
+                    field: "iterations",
+                    expected: "must be between 1 and 1024",
+                    value: f64::from(k),
                 });
             }
         }

@@ -616,15 +616,15 @@ impl<L: Lane> Contacts<L> {
 
     /// Friction after the iterations, then one more contact pass (sliding
     /// along a curved surface or past an edge can dip into it).
-    pub fn finish<S: Store<L>>(&mut self, st: &mut S, b: &Block<L>, set: &ColliderSet, mu: f32) {
-        if mu > 0.0 {
-            self.friction(st, set.prepared(), mu);
+    pub fn finish<S: Store<L>>(&mut self, st: &mut S, b: &Block<L>, set: &ColliderSet) {
+        if b.friction {
+            self.friction(st, set.prepared(), b.mu);
             self.project(st, b, set);
         }
     }
 
     /// Position-based Coulomb friction with coefficient `mu`.
-    fn friction<S: Store<L>>(&mut self, st: &mut S, world: &[WorldCollider], mu: f32) {
+    fn friction<S: Store<L>>(&mut self, st: &mut S, world: &[WorldCollider], mu: L) {
         let zero = s::<L>(0.0);
         for i in 0..st.rows() {
             let touch = self.touch[i];
@@ -650,7 +650,7 @@ impl<L: Lane> Contacts<L> {
             let dx = p - st.prev(i) - carried;
             let slip = dx - nrm.scale(dx.dot(nrm));
             let len = slip.length();
-            let hold = s::<L>(mu) * load;
+            let hold = mu * load;
             // Static: stick to the surface; kinetic: slide, slowed.
             let stuck = len.le(hold);
             let moved = V3::select(stuck, p - slip, p - slip.scale(hold / len));

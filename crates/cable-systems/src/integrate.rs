@@ -20,7 +20,7 @@ use crate::params::SolverParams;
 #[inline]
 pub fn integrate_cable(c: &mut CableMut<'_>, params: &SolverParams) {
     let b = Block::of_cable(c.params, c.attach, c.pos.len(), params);
-    kernel::integrate(c, &b, params.velocity_keep());
+    kernel::integrate(c, &b);
 }
 
 /// Runs [`integrate_cable`] on every cable of the pool, in parallel.

@@ -151,6 +151,16 @@ pub struct Block<L: Lane> {
     pub curv: bool,
     /// Some lane can break: accumulate the multipliers (tension).
     pub track: bool,
+    /// Verlet velocity factor `max(0, 1 - damping·h)` of each lane (the
+    /// cable's damping, or the solver's).
+    pub keep: L,
+    /// Coulomb friction coefficient of each lane.
+    pub mu: L,
+    /// Friction runs (every lane of a lane group agrees: the layouts group
+    /// cables by it).
+    pub friction: bool,
+    /// Solver iterations (every lane agrees, as for `friction`).
+    pub iterations: u32,
 }
 
 impl<L: Lane> Default for Block<L> {
@@ -167,6 +177,10 @@ impl<L: Lane> Default for Block<L> {
             tether: false,
             curv: false,
             track: false,
+            keep: L::splat(1.0),
+            mu: L::splat(0.0),
+            friction: false,
+            iterations: 1,
         }
     }
 }
@@ -193,6 +207,14 @@ impl<L: Lane> Block<L> {
         self.tether |= cable.tethers;
         self.curv |= cable.bend_stiffness > 0.0 && rows >= 3;
         self.track |= cable.break_tension.is_some();
+        let damping = cable.damping.unwrap_or(params.damping);
+        // `SolverParams::velocity_keep`'s arithmetic, so a cable without a
+        // damping of its own gets the solver's factor bit for bit.
+        self.keep.set_lane(l, (1.0 - damping * h).max(0.0));
+        let mu = cable.friction.unwrap_or(params.friction);
+        self.mu.set_lane(l, mu);
+        self.friction = mu > 0.0;
+        self.iterations = cable.iterations.unwrap_or(params.iterations);
     }
 
     /// Sets lane `l`'s attachment targets.
@@ -220,12 +242,6 @@ impl<L: Lane> Block<L> {
 /// What every block of a substep shares.
 #[derive(Clone, Copy, Debug)]
 pub struct Shared<'a> {
-    /// Verlet velocity factor (`SolverParams::velocity_keep`).
-    pub keep: f32,
-    /// Solver iterations.
-    pub iterations: u32,
-    /// Coulomb friction coefficient.
-    pub friction: f32,
     /// The colliders, prepared for this substep.
     pub colliders: &'a ColliderSet,
     /// Which stages run.
@@ -243,9 +259,6 @@ impl<'a> Shared<'a> {
     #[must_use]
     pub fn new(params: &SolverParams, colliders: &'a ColliderSet, stages: Stages) -> Self {
         Self {
-            keep: params.velocity_keep(),
-            iterations: params.iterations,
-            friction: params.friction,
             colliders,
             stages,
             direct: params.solver == crate::params::Solver::Direct,
@@ -296,7 +309,7 @@ pub fn substep<L: Lane, S: Store<L>>(
         attach(s, b);
     }
     if sh.stages.integrate {
-        integrate(s, b, sh.keep);
+        integrate(s, b);
     }
     let touching = sh.stages.collide && scratch.contacts.find(s, b, sh.colliders);
     if !sh.stages.constraints && !touching {
@@ -310,7 +323,7 @@ pub fn substep<L: Lane, S: Store<L>>(
         s.reset_lambda_row();
     }
     let h2 = L::splat(sh.h2);
-    for it in 0..sh.iterations {
+    for it in 0..b.iterations {
         if sh.stages.constraints {
             if sh.direct {
                 crate::rod::solve_direct(s, b, &mut scratch.chain);
@@ -332,7 +345,7 @@ pub fn substep<L: Lane, S: Store<L>>(
             if b.curv {
                 crate::rod::sweep_curvature(s, h2);
             }
-            if b.tether && it + 1 == sh.iterations {
+            if b.tether && it + 1 == b.iterations {
                 crate::rod::tethers(s, track);
             }
         }
@@ -341,7 +354,7 @@ pub fn substep<L: Lane, S: Store<L>>(
         }
     }
     if touching {
-        scratch.contacts.finish(s, b, sh.colliders, sh.friction);
+        scratch.contacts.finish(s, b, sh.colliders);
     }
 }
 
@@ -409,8 +422,8 @@ pub fn attach<L: Lane, S: Store<L>>(s: &mut S, b: &Block<L>) {
 
 /// Step 2: Verlet integration of the free particles.
 #[inline(always)]
-pub fn integrate<L: Lane, S: Store<L>>(s: &mut S, b: &Block<L>, keep: f32) {
-    let keep = L::splat(keep);
+pub fn integrate<L: Lane, S: Store<L>>(s: &mut S, b: &Block<L>) {
+    let keep = b.keep;
     for i in 0..s.rows() {
         let f = s.free(i);
         let cur = s.pos(i);

@@ -61,19 +61,23 @@ const SCALAR: u32 = u32::MAX;
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord)]
 struct Key {
     segs: usize,
+    iterations: u32,
     stiff: bool,
     soft: bool,
     curv: bool,
+    friction: bool,
 }
 
 impl Key {
-    fn of(c: &CableRef<'_>) -> Self {
+    fn of(c: &CableRef<'_>, params: &SolverParams) -> Self {
         let n = c.pos.len();
         Self {
             segs: n - 1,
+            iterations: c.params.iterations.unwrap_or(params.iterations),
             stiff: c.params.stiffness && n >= 3,
             soft: c.params.compliance != 0.0,
             curv: c.row_const.iter().any(|k| k.bend_compliance > 0.0),
+            friction: c.params.friction.unwrap_or(params.friction) > 0.0,
         }
     }
 }
@@ -344,6 +348,8 @@ impl<const W: usize> Bundle<W> {
         self.block.stiff = self.key.stiff;
         self.block.soft = self.key.soft;
         self.block.curv = self.key.curv;
+        self.block.friction = self.key.friction;
+        self.block.iterations = self.key.iterations;
         // `tether` and `track`: any lane's, as `Block::set_lane` gathered them.
         self.block.tether = (0..2).any(|side| r.tether_m[side].iter().any(|m| m.any()));
     }
@@ -471,13 +477,13 @@ impl LanesWorld {
     }
 
     /// Sorts the cables into bundles (step 1 of [`advance`]).
-    fn plan(&mut self, pool: &ParticlePool) {
+    fn plan(&mut self, pool: &ParticlePool, params: &SolverParams) {
         self.order.clear();
         for i in 0..pool.cable_count() {
             // Sleeping and skipped hidden cables stay out of the bundles
             // (the scalar path leaves them as they are).
             if let Some(c) = pool.cable(i).filter(|c| c.active) {
-                self.order.push((Key::of(&c), i as u32));
+                self.order.push((Key::of(&c, params), i as u32));
             }
         }
         self.order.sort_unstable();
@@ -538,7 +544,7 @@ pub fn advance(
     let current = world.synced == Some((pool.revision(), *params));
     if !current {
         pool.compact();
-        world.plan(pool);
+        world.plan(pool, params);
     } else if world.synced_attach != pool.attachment_revision() {
         // Only attachment targets moved: refresh them, keep the copies.
         let shared: &ParticlePool = pool;
