@@ -378,6 +378,8 @@ fn cable_desc(base: &str, rc: RawCable) -> Result<CableDesc, SceneError> {
             .unwrap_or(d.reel_speed),
         min_length: loose_f32(&format!("{base}.min_length"), rc.min_length.as_ref())?,
         max_length: loose_f32(&format!("{base}.max_length"), rc.max_length.as_ref())?,
+        // Teleport handling is not a scene key (API only): off.
+        ..d
     };
     desc.params
         .validate()
