@@ -165,7 +165,7 @@ impl ParticlePool {
             if slot.record.is_some() {
                 return Err(bad(
                     format!("free_slots[{k}]"),
-                    format!("slot {f} names a live cable"),
+                    format!("slot {f} names a cable"),
                 ));
             }
             if std::mem::replace(&mut listed[f as usize], true) {

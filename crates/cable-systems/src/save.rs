@@ -79,10 +79,17 @@ pub enum SaveError {
     Invalid(#[from] CableError),
     /// The save is not one this build reads: not JSON, truncated, not a
     /// `cable-save`, another version, or a state that breaks an invariant
-    /// of the pool or the stepper. The message names the place and the
-    /// reason, and the line and column in the file.
-    #[error("save {0}")]
-    Format(serde_json::Error),
+    /// of the pool or the stepper. The message names the place (`path`,
+    /// such as `pool.pos[3][1]`, and for an invariant the place within the
+    /// pool, such as `cables[3].first`), the reason, and the line and
+    /// column in the file.
+    #[error("save {}{source}", if path.is_empty() { String::new() } else { format!("{path}: ") })]
+    Format {
+        /// Where in the save's JSON the error was found (empty at the top).
+        path: String,
+        /// The reason, with the line and column.
+        source: serde_json::Error,
+    },
     /// Reading or writing failed.
     #[error("save: {0}")]
     Io(io::Error),
@@ -93,7 +100,20 @@ impl From<serde_json::Error> for SaveError {
         if e.is_io() {
             SaveError::Io(e.into())
         } else {
-            SaveError::Format(e)
+            SaveError::Format {
+                path: String::new(),
+                source: e,
+            }
+        }
+    }
+}
+
+impl From<serde_path_to_error::Error<serde_json::Error>> for SaveError {
+    fn from(e: serde_path_to_error::Error<serde_json::Error>) -> Self {
+        let path = e.path().to_string();
+        match SaveError::from(e.into_inner()) {
+            SaveError::Format { source, .. } if path != "." => SaveError::Format { path, source },
+            other => other,
         }
     }
 }
@@ -244,7 +264,7 @@ pub fn save_state<W: io::Write>(
 /// [`SaveError::Io`] when reading fails.
 pub fn restore_state<R: io::Read>(reader: R) -> Result<SimulationState, SaveError> {
     let mut de = serde_json::Deserializer::from_reader(reader);
-    let state = SimulationState::deserialize(&mut de)?;
+    let state: SimulationState = serde_path_to_error::deserialize(&mut de)?;
     de.end()?;
     Ok(state)
 }
