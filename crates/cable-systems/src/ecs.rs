@@ -79,6 +79,14 @@ use hecs::{Entity, World};
 use crate::params::SolverParams;
 use crate::step::Stepper;
 
+// Save and restore of the layer's own state: a child module, so it sees
+// the private fields.
+#[cfg(feature = "serde")]
+#[path = "ecs_save.rs"]
+mod save;
+#[cfg(feature = "serde")]
+pub use save::{CableWorldState, RestoreReport};
+
 /// Describes the cable of an entity. Spawning an entity with it creates a
 /// pool cable at the next [`CableWorld::step`]; changing it afterwards has
 /// no effect (despawn and respawn, or use the pool through
@@ -119,7 +127,12 @@ impl CableSpec {
 /// next step replaces this body by one naming a cable rebuilt from the
 /// spec, and reports it ([`StepReport::lost_cables`]); to be rid of the
 /// cable, despawn the entity or remove its spec.
+///
+/// With the `serde` feature it serialises (its handle), so a game saves it
+/// with its entities and [`CableWorld::restore`] links the entity to its
+/// restored cable again.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct CableBody {
     /// The cable in [`CableWorld::pool`].
     pub handle: CableHandle,
@@ -141,7 +154,10 @@ pub struct ColliderSpec(pub Collider);
 /// A collider removed from the pool behind the ECS's back is added again
 /// from the [`ColliderSpec`] at the next step, with a new body
 /// ([`StepReport::lost_colliders`]).
+///
+/// Serialises with the `serde` feature, as [`CableBody`] does.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct ColliderBody {
     /// The collider in [`CableWorld::pool`]'s collider set.
     pub handle: ColliderHandle,
@@ -353,22 +369,33 @@ impl StepReport {
 }
 
 /// The world position of an end attached to an entity with transform `tf`
-/// at local `offset`, or why it is refused.
-fn entity_target(tf: &Transform, offset: Vec3) -> Result<Vec3, CableError> {
+/// at local `offset`, and the entity's rotation (normalised), or why it is
+/// refused.
+fn entity_target(tf: &Transform, offset: Vec3) -> Result<(Vec3, Quat), CableError> {
     check_vec3("transform.translation", tf.translation)?;
     let rotation = check_rotation("transform.rotation", tf.rotation)?;
     check_vec3("offset", offset)?;
-    check_vec3("target", tf.translation + rotation * offset)
+    let target = check_vec3("target", tf.translation + rotation * offset)?;
+    Ok((target, rotation))
 }
 
 /// Per-end state carried from frame to frame.
-#[derive(Debug, Clone, Copy, Default)]
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(deny_unknown_fields)
+)]
 struct EndState {
     /// The target at the end of the previous frame (None: not attached).
     target: Option<Vec3>,
     /// Displacement of the target over the last substep, metres: the
     /// velocity × h an end keeps when it is detached.
     last_move: Vec3,
+    /// Rotation of the followed entity at the end of the previous frame
+    /// (identity for a point target): a turn beyond the cable's
+    /// [`cable_core::CableParams::teleport_rotation`] teleports it.
+    rotation: Quat,
 }
 
 #[derive(Debug, Clone)]
@@ -779,11 +806,17 @@ impl<S: TransformSource> CableWorld<S> {
                     continue;
                 };
                 let att = *att;
+                // At most one teleport per cable and frame: after one end
+                // teleported the cable, the other's turn is not applied again.
+                let mut teleported = false;
                 for end in [End::Start, End::End] {
                     let state = &mut t.ends[end.slot()];
                     let (resolved, followed) = match att.get(end) {
                         AttachTarget::Free => (Ok(None), None),
-                        AttachTarget::Point(p) => (check_vec3("point", p).map(Some), None),
+                        AttachTarget::Point(p) => (
+                            check_vec3("point", p).map(|p| Some((p, Quat::IDENTITY))),
+                            None,
+                        ),
                         AttachTarget::Entity { entity, offset } => match lookup(entity) {
                             Some(tf) => (entity_target(&tf, offset).map(Some), Some(entity)),
                             None => {
@@ -792,8 +825,9 @@ impl<S: TransformSource> CableWorld<S> {
                             }
                         },
                     };
-                    let target = match resolved {
-                        Ok(target) => target,
+                    let (target, rotation) = match resolved {
+                        Ok(Some((p, q))) => (Some(p), q),
+                        Ok(None) => (None, Quat::IDENTITY),
                         Err(error) => {
                             // Keep the last good target (the pool holds it), as
                             // colliders keep their last good pose.
@@ -808,7 +842,21 @@ impl<S: TransformSource> CableWorld<S> {
                     };
                     match (state.target, target) {
                         (Some(from), Some(to)) => {
-                            if from != to {
+                            // A jump beyond the cable's teleport thresholds
+                            // moves the cable at once (no interpolation).
+                            let turn = if teleported {
+                                Quat::IDENTITY
+                            } else {
+                                rotation * state.rotation.conjugate()
+                            };
+                            let jumped = (from != to || turn != Quat::IDENTITY)
+                                && pool
+                                    .teleport_attachment(t.handle, end, to, turn)
+                                    .unwrap_or(false);
+                            if jumped {
+                                teleported = true;
+                                state.last_move = Vec3::ZERO;
+                            } else if from != to {
                                 motions.push(Motion {
                                     tracked: ti,
                                     handle: t.handle,
@@ -843,6 +891,7 @@ impl<S: TransformSource> CableWorld<S> {
                         state.last_move = Vec3::ZERO;
                     }
                     state.target = target;
+                    state.rotation = rotation;
                 }
             }
         });

@@ -139,7 +139,7 @@ impl SimulationState {
 }
 
 /// Writes the envelope around borrowed parts.
-fn serialize_parts<S: Serializer>(
+pub(crate) fn serialize_parts<S: Serializer>(
     s: S,
     pool: &ParticlePool,
     stepper: &Stepper,
