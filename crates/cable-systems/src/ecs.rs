@@ -30,7 +30,15 @@
 //!    frees the end, which keeps its velocity; a refused target (not
 //!    finite, beyond ±1e6 m, or a rotation that is not a unit quaternion)
 //!    keeps the end at its last good target, as colliders keep their last
-//!    good pose, and is listed in [`StepReport::bad_targets`];
+//!    good pose, and is listed in [`StepReport::bad_targets`]; a target
+//!    that jumped farther than the cable's
+//!    [`cable_core::CableParams::teleport_distance`], or whose entity
+//!    turned by more than its [`cable_core::CableParams::teleport_rotation`],
+//!    since the last frame teleports the cable with it
+//!    ([`ParticlePool::teleport_attachment`]: moved rigidly and turned
+//!    about the end, or laid out anew, as its
+//!    [`cable_core::CableParams::teleport_mode`] says; at most one teleport
+//!    per cable and frame, so two ends on one body move it once);
 //! 6. **step**: the [`Stepper`] runs this frame's substeps; moving targets are
 //!    interpolated linearly across them, so a fast hand does not yank the cable;
 //! 7. **write-back**: entities with a [`CableParticles`] get their particle
@@ -38,6 +46,16 @@
 //!
 //! What a step refused or repaired is in [`CableWorld::report`] until the
 //! next step: nothing there means all went well.
+//!
+//! # Save and restore (feature `serde`)
+//! [`CableWorld::save_state`] writes what the layer owns — the pool, the
+//! stepper and each cable's end state — and [`CableWorld::restore_state`]
+//! reads it back. Entities are the game's: it saves them itself, with
+//! their [`CableBody`] and [`ColliderBody`] (which serialise), and restores
+//! the layer after loading them; [`CableWorld::restore`] links each entity
+//! to the cable or collider its body names ([`RestoreReport`] lists what
+//! it could not link). The steps after that are bitwise those of the
+//! saved world.
 //!
 //! # Example
 //! ```
