@@ -10,40 +10,10 @@ use cable::systems::{Layout, Stepper};
 use cable::{CableHandle, Scene};
 use glam::{Quat, Vec3};
 
-/// Every feature that carries state from frame to frame. Frames of 1/50 s
-/// against substeps of 1/60 s leave a fraction in the accumulator.
-pub const SCENE: &str = r#"{
-  "friction": 0.4, "damping": 0.05, "iterations": 6,
-  "cables": [
-    {"start": [-3, 2, 0.0], "end": [3, 2, 0.0], "length": 8, "segments": 12},
-    {"start": [-3, 2, 0.3], "end": [3, 2, 0.3], "length": 8, "segments": 12, "tethers": false},
-    {"start": [-3, 2, 0.6], "end": [3, 2, 0.6], "length": 8, "segments": 12, "compliance": 0.001},
-    {"start": [-3, 2, 0.9], "end": [3, 2, 0.9], "length": 8, "segments": 12, "attach_end": false},
-    {"start": [-3, 2, 1.2], "end": [3, 2, 1.2], "length": 8, "segments": 12, "mass_per_length": 0.5},
-    {"start": [-3, 2, 1.5], "end": [3, 2, 1.5], "length": 8, "segments": 12, "pins": [6]},
-    {"start": [-3, 2, 1.8], "end": [3, 2, 1.8], "length": 8, "segments": 12, "attach_end": false, "force": [1, 0, 0.5]},
-    {"start": [-3, 2, 2.1], "end": [3, 2, 2.1], "length": 8, "segments": 12},
-    {"start": [-3, 2, 2.4], "end": [3, 2, 2.4], "length": 8, "segments": 12, "gravity_scale": 0.5},
-    {"start": [0, 4, -2], "end": [0, -1, -2], "length": 5, "segments": 10, "attach_end": false,
-     "reel_speed": -0.6, "min_length": 2.5},
-    {"start": [2, 4, -3], "end": [2, 1, -3], "length": 3, "segments": 6, "attach_end": false,
-     "reel_speed": 0.8, "max_length": 6},
-    {"start": [-2, 6, -4], "end": [-2, -4, -4], "length": 10, "segments": 20, "attach_end": false,
-     "mass_per_length": 1.0, "break_tension": 60},
-    {"start": [4, 5, -4], "end": [9, 5, -4], "length": 6, "segments": 16, "mass_per_length": 1.0,
-     "break_tension": 45},
-    {"points": [[-5, 3, 3], [-4, 3.5, 3], [-3, 3, 3], [-2, 3.5, 3], [-1, 3, 3]], "attach_end": false,
-     "bend_stiffness": 0.5, "stiffness": true},
-    {"start": [-1, 5, 4], "end": [1, 5, 4], "length": 2.5, "segments": 8, "attach_start": false,
-     "attach_end": false}
-  ],
-  "colliders": [
-    {"type": "sphere", "center": [0, 0, 1.2], "radius": 1.0},
-    {"type": "capsule", "a": [-2, -1, 0], "b": [-2, -1, 3], "radius": 0.4},
-    {"type": "plane", "normal": [0, 1, 0], "offset": -3},
-    {"type": "box", "center": [2, -0.5, 1.2], "half_extents": [0.5, 0.5, 2], "rotation": [0, 0, 0.2588190, 0.9659258]}
-  ]
-}"#;
+/// Every feature that carries state from frame to frame (shared with the
+/// command line's test). Frames of 1/50 s against substeps of 1/60 s leave
+/// a fraction in the accumulator.
+pub const SCENE: &str = include_str!("scenes/save_restore.json");
 
 /// Frame length: 1/50 s against the scene's 1/60 s substep.
 const DT: f32 = 0.02;
