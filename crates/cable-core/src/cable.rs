@@ -34,7 +34,9 @@ pub(crate) fn reserve_owner_id(id: u32) {
 /// another pool refuses it the same way, whatever its slots hold; a clone
 /// of a pool keeps the identity and accepts its original's handles (see
 /// [`crate::ParticlePool`]). Handles are `Copy`, 12 bytes, and hashable, so
-/// they fit in ECS components and maps.
+/// they fit in ECS components and maps; with the `serde` feature they
+/// serialise, so a game saves the handles it holds with its own state and
+/// they name the same cables in a restored pool.
 ///
 /// # Example
 /// ```

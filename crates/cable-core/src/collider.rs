@@ -452,6 +452,12 @@ struct ColliderSlot {
 /// original's handles (the pool's snapshot semantics, see
 /// [`crate::ParticlePool`]).
 ///
+/// With the `serde` feature a set serialises its identity, slots, free list
+/// and each collider with the pose the last substep used; deserialising
+/// checks it ([`ColliderSet::validate`]) and keeps the identity. The
+/// prepared state ([`ColliderSet::prepared`]) is not saved: it is rebuilt
+/// before every substep that reads it.
+///
 /// # Example
 /// ```
 /// use cable_core::{CableError, Collider, ColliderSet};

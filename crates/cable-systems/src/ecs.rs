@@ -48,12 +48,12 @@
 //! next step: nothing there means all went well.
 //!
 //! # Save and restore (feature `serde`)
-//! [`CableWorld::save_state`] writes what the layer owns — the pool, the
-//! stepper and each cable's end state — and [`CableWorld::restore_state`]
+//! `CableWorld::save_state` writes what the layer owns — the pool, the
+//! stepper and each cable's end state — and `CableWorld::restore_state`
 //! reads it back. Entities are the game's: it saves them itself, with
 //! their [`CableBody`] and [`ColliderBody`] (which serialise), and restores
-//! the layer after loading them; [`CableWorld::restore`] links each entity
-//! to the cable or collider its body names ([`RestoreReport`] lists what
+//! the layer after loading them; `CableWorld::restore` links each entity
+//! to the cable or collider its body names (`RestoreReport` lists what
 //! it could not link). The steps after that are bitwise those of the
 //! saved world.
 //!
@@ -147,7 +147,7 @@ impl CableSpec {
 /// cable, despawn the entity or remove its spec.
 ///
 /// With the `serde` feature it serialises (its handle), so a game saves it
-/// with its entities and [`CableWorld::restore`] links the entity to its
+/// with its entities and `CableWorld::restore` links the entity to its
 /// restored cable again.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]

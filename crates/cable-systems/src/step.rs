@@ -43,6 +43,10 @@ const ACCUMULATOR_SLACK: f64 = 1.0e-7;
 /// when cables were added or their parameters changed since the last one
 /// ([`ParticlePool::params_revision`]), O(1) otherwise.
 ///
+/// With the `serde` feature it serialises (parameters, accumulator,
+/// substeps run, layout, tension tracking; not the layout's buffers, which
+/// a restored stepper gathers from the pool again): see `cable_systems::save`.
+///
 /// # Example
 /// ```
 /// use cable_core::{CableDesc, ParticlePool};
