@@ -414,6 +414,12 @@ struct EndState {
     /// (identity for a point target): a turn beyond the cable's
     /// [`cable_core::CableParams::teleport_rotation`] teleports it.
     rotation: Quat,
+    /// The entity followed at the end of the previous frame: a turn is
+    /// measured only while the end follows the same entity (switching
+    /// targets is no turn). Not saved (entities are the game's): a restore
+    /// takes it from the entity's [`CableAttachments`].
+    #[cfg_attr(feature = "serde", serde(skip))]
+    followed: Option<Entity>,
 }
 
 #[derive(Debug, Clone)]
@@ -862,7 +868,7 @@ impl<S: TransformSource> CableWorld<S> {
                         (Some(from), Some(to)) => {
                             // A jump beyond the cable's teleport thresholds
                             // moves the cable at once (no interpolation).
-                            let turn = if teleported {
+                            let turn = if teleported || followed.is_none() || state.followed != followed {
                                 Quat::IDENTITY
                             } else {
                                 rotation * state.rotation.conjugate()
@@ -910,6 +916,7 @@ impl<S: TransformSource> CableWorld<S> {
                     }
                     state.target = target;
                     state.rotation = rotation;
+                    state.followed = followed;
                 }
             }
         });

@@ -13,11 +13,14 @@ use std::collections::{HashMap, HashSet};
 use std::io;
 
 use cable_core::error::{check_rotation, check_vec3};
-use cable_core::{CableError, CableHandle, ColliderHandle, ParticlePool};
+use cable_core::{CableError, CableHandle, ColliderHandle, End, ParticlePool};
 use hecs::{Entity, World};
 use serde::{Deserialize, Serialize};
 
-use super::{CableBody, CableSpec, CableWorld, ColliderBody, ColliderSpec, EndState, Tracked};
+use super::{
+    AttachTarget, CableAttachments, CableBody, CableSpec, CableWorld, ColliderBody, ColliderSpec,
+    EndState, Tracked,
+};
 use crate::save::{SaveError, SimulationState};
 use crate::step::Stepper;
 
@@ -188,18 +191,27 @@ impl<S: super::TransformSource> CableWorld<S> {
         let ends: HashMap<CableHandle, [EndState; 2]> =
             state.ends.iter().map(|s| (s.handle, s.ends)).collect();
         let mut linked = HashSet::new();
-        for (entity, body) in world
-            .query_mut::<(Entity, &CableBody)>()
+        for (entity, body, att) in world
+            .query_mut::<(Entity, &CableBody, Option<&CableAttachments>)>()
             .with::<&CableSpec>()
         {
             if !(self.pool.contains(body.handle) && linked.insert(body.handle)) {
                 report.rebuilt.push(entity);
                 continue;
             }
+            let mut ends = ends.get(&body.handle).copied().unwrap_or_default();
+            // The entities the ends follow, as the game restored them.
+            for end in [End::Start, End::End] {
+                if let (Some(att), Some(_)) = (att, ends[end.slot()].target) {
+                    if let AttachTarget::Entity { entity, .. } = att.get(end) {
+                        ends[end.slot()].followed = Some(entity);
+                    }
+                }
+            }
             self.tracked.push(Tracked {
                 entity,
                 handle: body.handle,
-                ends: ends.get(&body.handle).copied().unwrap_or_default(),
+                ends,
             });
         }
         let mut kept = HashSet::new();

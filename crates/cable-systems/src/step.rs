@@ -405,6 +405,14 @@ mod saved {
                 ),
             ));
         }
+        // Far beyond any run (2^53 substeps of 1 ms: 285,000 years), and
+        // exact in the f64 of `Stepper::time`; counting on cannot overflow.
+        if r.substeps_run > 1 << 53 {
+            return Err(bad(
+                "stepper.substeps_run",
+                format!("must be at most 2^53, got {}", r.substeps_run),
+            ));
+        }
         let mut stepper = Stepper {
             params: r.params,
             accumulator: acc,
