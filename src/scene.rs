@@ -378,7 +378,8 @@ fn cable_desc(base: &str, rc: RawCable) -> Result<CableDesc, SceneError> {
             .unwrap_or(d.reel_speed),
         min_length: loose_f32(&format!("{base}.min_length"), rc.min_length.as_ref())?,
         max_length: loose_f32(&format!("{base}.max_length"), rc.max_length.as_ref())?,
-        // Not scene keys (the scene contract has none): the library's defaults.
+        // Not scene keys (the scene contract has none): the library's defaults
+        // (sleeping, per-cable solver settings and teleport handling off).
         ..d
     };
     desc.params

@@ -19,6 +19,11 @@ use glam::Vec3;
 /// assert!(!a.overlaps(&Aabb::new(Vec3::splat(1.5), Vec3::splat(2.0))));
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(deny_unknown_fields)
+)]
 pub struct Aabb {
     /// Smallest corner.
     pub min: Vec3,

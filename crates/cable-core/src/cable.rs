@@ -16,6 +16,15 @@ pub(crate) fn next_owner_id() -> u32 {
     NEXT_OWNER.fetch_add(1, Ordering::Relaxed)
 }
 
+/// Moves the identity counter past `id`, the identity of a restored pool
+/// or collider set, so that pools and sets created afterwards in this
+/// process never share it (the counter is per process: a save restored in
+/// another process carries an identity that process may have issued too).
+#[cfg(feature = "serde")]
+pub(crate) fn reserve_owner_id(id: u32) {
+    NEXT_OWNER.fetch_max(id.saturating_add(1), Ordering::Relaxed);
+}
+
 /// Stable, generational name of a cable in a [`crate::ParticlePool`].
 ///
 /// A handle stays valid until its cable is removed; after that every pool
@@ -25,7 +34,9 @@ pub(crate) fn next_owner_id() -> u32 {
 /// another pool refuses it the same way, whatever its slots hold; a clone
 /// of a pool keeps the identity and accepts its original's handles (see
 /// [`crate::ParticlePool`]). Handles are `Copy`, 12 bytes, and hashable, so
-/// they fit in ECS components and maps.
+/// they fit in ECS components and maps; with the `serde` feature they
+/// serialise, so a game saves the handles it holds with its own state and
+/// they name the same cables in a restored pool.
 ///
 /// # Example
 /// ```
@@ -40,6 +51,7 @@ pub(crate) fn next_owner_id() -> u32 {
 /// # Ok::<(), CableError>(())
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct CableHandle {
     pub(crate) index: u32,
     pub(crate) generation: u32,
@@ -74,6 +86,7 @@ impl CableHandle {
 
 /// One of the two ends of a cable.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub enum End {
     /// Particle 0 (UE's `bAttachStart`).
     Start,
@@ -96,8 +109,17 @@ impl End {
 /// Physical and render parameters of one cable.
 ///
 /// Units are SI: metres, seconds, metres per second squared. Every field has
-/// the default of the scene format (see `docs/scene-format.md`).
+/// the default of the scene format (see `docs/scene-format.md`); the
+/// teleport fields are not scene keys (API only) and default to off.
+///
+/// With the `serde` feature (on by default) it serialises with its field
+/// names; missing fields take their defaults and unknown ones are refused.
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(default, deny_unknown_fields)
+)]
 pub struct CableParams {
     /// Multiplies the world gravity for this cable (UE's `CableGravityScale`). Default 1.
     pub gravity_scale: f32,
@@ -170,6 +192,45 @@ pub struct CableParams {
     /// 1..=[`MAX_CABLE_ITERATIONS`], in place of the solver's `iterations`
     /// (`None`: the solver's). Lane layouts group cables by it.
     pub iterations: Option<u32>,
+    /// Teleport distance threshold, metres (≥ 0; UE5's
+    /// `TeleportDistanceThreshold`): when an attached end's target moves
+    /// farther than this in one [`crate::ParticlePool::set_attachment`]
+    /// (one frame of the ECS layer), the cable does not chase it but
+    /// teleports as [`CableParams::teleport_mode`] says. `None`: off.
+    /// Default off.
+    pub teleport_distance: Option<f32>,
+    /// Teleport rotation threshold, radians (≥ 0; UE5's
+    /// `TeleportRotationThreshold`, which is in degrees): when an end's
+    /// attachment turns by more than this in one move
+    /// ([`crate::ParticlePool::teleport_attachment`]; the ECS layer's
+    /// entity targets), the cable teleports. `None`: off. Default off.
+    pub teleport_rotation: Option<f32>,
+    /// What a teleport does to the cable: move it rigidly with the
+    /// attachment, or lay it straight anew. Default [`TeleportMode::Move`].
+    pub teleport_mode: TeleportMode,
+}
+
+/// What a cable does when its attachment teleports
+/// ([`CableParams::teleport_distance`], [`CableParams::teleport_rotation`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(rename_all = "snake_case")
+)]
+pub enum TeleportMode {
+    /// Every particle, position and previous position, is moved rigidly
+    /// with the attachment: translated by its displacement and turned about
+    /// it by its rotation, so the cable keeps its shape and its velocity
+    /// (in the attachment's frame).
+    #[default]
+    Move,
+    /// The cable is re-initialised straight and at rest (UE's reset after
+    /// teleport): its particles are laid out by rest length on the line
+    /// between the two ends' targets, or, when the other end is free,
+    /// along the direction the cable pointed in (turned with the
+    /// attachment) at its full rest length.
+    Reset,
 }
 
 /// Most solver iterations a cable may ask for ([`CableParams::iterations`]).
@@ -197,6 +258,9 @@ impl Default for CableParams {
             damping: None,
             friction: None,
             iterations: None,
+            teleport_distance: None,
+            teleport_rotation: None,
+            teleport_mode: TeleportMode::Move,
         }
     }
 }
@@ -292,6 +356,21 @@ impl CableParams {
                         field,
                         expected: "must be greater than 0 and at most 1e7",
                         value: f64::from(l),
+                    });
+                }
+            }
+        }
+        for (field, t) in [
+            ("teleport_distance", self.teleport_distance),
+            ("teleport_rotation", self.teleport_rotation),
+        ] {
+            if let Some(t) = t {
+                let t = check_finite(field, t)?;
+                if t < 0.0 {
+                    return Err(CableError::OutOfRange {
+                        field,
+                        expected: "must be at least 0",
+                        value: f64::from(t),
                     });
                 }
             }

@@ -18,11 +18,18 @@ use glam::{Mat3, Quat, Vec3};
 use crate::bvh::{Aabb, Bvh};
 use crate::error::{CableError, check_finite, check_rotation, check_vec3};
 
+// Serialisation and validation of colliders and sets: a child module, so
+// it sees the private fields.
+#[cfg(feature = "serde")]
+#[path = "collider_save.rs"]
+mod save;
+
 /// Stable, generational name of a collider in a [`ColliderSet`]; refused
 /// once the collider is removed, even if its slot is reused, and by every
 /// other set (it carries the identity of the set that issued it,
 /// [`ColliderHandle::set_id`]; a clone of a set keeps the identity).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct ColliderHandle {
     index: u32,
     generation: u32,
@@ -54,6 +61,11 @@ impl ColliderHandle {
 
 /// A collider's shape in its own frame (metres).
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(rename_all = "snake_case", deny_unknown_fields)
+)]
 pub enum Shape {
     /// A ball of `radius` around the origin.
     Sphere {
@@ -98,7 +110,17 @@ pub enum Shape {
 /// assert!(pool.colliders_mut().remove(floor).is_err()); // stale now
 /// # Ok::<(), cable_core::CableError>(())
 /// ```
+///
+/// With the `serde` feature it serialises as its shape and pose;
+/// deserialising checks them as the constructors do (an out-of-range size,
+/// a non-finite pose or a rotation that is not a unit quaternion is an
+/// error).
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(try_from = "save::ColliderRepr")
+)]
 pub struct Collider {
     shape: Shape,
     position: Vec3,
@@ -397,6 +419,11 @@ impl WorldCollider {
 }
 
 #[derive(Debug, Clone)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(deny_unknown_fields)
+)]
 struct Entry {
     collider: Collider,
     /// Pose used by the previous substep: (position, rotation).
@@ -404,6 +431,11 @@ struct Entry {
 }
 
 #[derive(Debug, Clone)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(deny_unknown_fields)
+)]
 struct ColliderSlot {
     generation: u32,
     entry: Option<Entry>,
@@ -419,6 +451,12 @@ struct ColliderSlot {
 /// clone has the same contents and keeps the identity: it accepts the
 /// original's handles (the pool's snapshot semantics, see
 /// [`crate::ParticlePool`]).
+///
+/// With the `serde` feature a set serialises its identity, slots, free list
+/// and each collider with the pose the last substep used; deserialising
+/// checks it ([`ColliderSet::validate`]) and keeps the identity. The
+/// prepared state ([`ColliderSet::prepared`]) is not saved: it is rebuilt
+/// before every substep that reads it.
 ///
 /// # Example
 /// ```
@@ -707,5 +745,94 @@ impl ColliderSet {
     #[must_use]
     pub fn prepared_planes(&self) -> &[u32] {
         &self.planes
+    }
+
+    /// Checks the set's invariants: every collider and the pose it had at
+    /// the last substep valid (as the constructors and
+    /// [`ColliderSet::set_pose`] check them), the free list naming each
+    /// empty slot exactly once and no live one, and the live count. A set
+    /// built through the API always passes; a restored one is checked
+    /// before it is used.
+    ///
+    /// # Errors
+    /// [`CableError::InvalidState`] naming the slot (`colliders.slots[3]`)
+    /// or list and what is wrong.
+    pub fn validate(&self) -> Result<(), CableError> {
+        let bad = |place: String, reason: String| CableError::InvalidState { place, reason };
+        let mut live = 0;
+        for (i, slot) in self.slots.iter().enumerate() {
+            let Some(e) = &slot.entry else { continue };
+            live += 1;
+            e.collider
+                .check()
+                .map_err(|err| bad(format!("colliders.slots[{i}].collider"), err.to_string()))?;
+            check_vec3("position", e.stepped.0)
+                .and_then(|_| check_unit("rotation", e.stepped.1))
+                .map_err(|err| bad(format!("colliders.slots[{i}].stepped"), err.to_string()))?;
+        }
+        if live != self.live {
+            return Err(bad(
+                "colliders".into(),
+                format!("counts {} live colliders, the slots hold {live}", self.live),
+            ));
+        }
+        let mut listed = vec![false; self.slots.len()];
+        for (k, &f) in self.free.iter().enumerate() {
+            let place = || format!("colliders.free[{k}]");
+            let Some(slot) = self.slots.get(f as usize) else {
+                return Err(bad(
+                    place(),
+                    format!("slot {f} does not exist ({} slots)", self.slots.len()),
+                ));
+            };
+            if slot.entry.is_some() {
+                return Err(bad(place(), format!("slot {f} holds a live collider")));
+            }
+            if std::mem::replace(&mut listed[f as usize], true) {
+                return Err(bad(place(), format!("slot {f} is listed twice")));
+            }
+        }
+        if let Some(i) =
+            (0..self.slots.len()).find(|&i| self.slots[i].entry.is_none() && !listed[i])
+        {
+            return Err(bad(
+                format!("colliders.slots[{i}]"),
+                "is empty but not in the free list".into(),
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// Checks that `q` is a unit quaternion as [`check_rotation`] does, without
+/// normalising it (a restored pose keeps its bits).
+fn check_unit(field: &'static str, q: Quat) -> Result<Quat, CableError> {
+    check_rotation(field, q).map(|_| q)
+}
+
+impl Collider {
+    /// Checks the shape's sizes and the pose as the constructors do.
+    pub(crate) fn check(&self) -> Result<(), CableError> {
+        match self.shape {
+            Shape::Sphere { radius } => {
+                check_size("radius", radius, false)?;
+            }
+            Shape::Capsule {
+                half_length,
+                radius,
+            } => {
+                check_size("half_length", half_length, true)?;
+                check_size("radius", radius, false)?;
+            }
+            Shape::Plane => {}
+            Shape::Cuboid { half_extents } => {
+                for h in half_extents.to_array() {
+                    check_size("half_extents", h, false)?;
+                }
+            }
+        }
+        check_vec3("position", self.position)?;
+        check_unit("rotation", self.rotation)?;
+        Ok(())
     }
 }

@@ -69,6 +69,16 @@ pub enum CableError {
     /// The handle names a collider that was removed (or never belonged to this set).
     #[error("collider handle {0:?} is stale: the collider was removed or belongs to another set")]
     StaleCollider(crate::ColliderHandle),
+    /// A restored state (or a pool checked by
+    /// [`crate::ParticlePool::validate`]) breaks an invariant: a hand-edited
+    /// or damaged save. Nothing was restored.
+    #[error("{place}: {reason}")]
+    InvalidState {
+        /// Where, as a path into the saved state, e.g. `pool.cables[3].first`.
+        place: String,
+        /// What is wrong, e.g. "rows 40..60 lie outside the 50 rows of the columns".
+        reason: String,
+    },
     /// A particle index lies outside the cable.
     #[error("particle index {index} is out of range for a cable of {len} particles")]
     ParticleOutOfRange {

@@ -26,7 +26,7 @@ pub mod mesh;
 pub mod pool;
 
 pub use bvh::{Aabb, Bvh};
-pub use cable::{CableDesc, CableHandle, CableParams, End, MAX_COMPLIANCE};
+pub use cable::{CableDesc, CableHandle, CableParams, End, MAX_COMPLIANCE, TeleportMode};
 pub use collider::{Collider, ColliderHandle, ColliderSet, Shape, WorldCollider, WorldShape};
 pub use error::CableError;
 pub use pool::{

@@ -14,6 +14,15 @@ mod access;
 #[path = "pool_sleep.rs"]
 mod sleep;
 pub use access::CableRef;
+// Invariant checks, teleports and (feature `serde`) save and restore: child
+// modules too.
+#[path = "pool_check.rs"]
+mod check;
+#[cfg(feature = "serde")]
+#[path = "pool_save.rs"]
+mod save;
+#[path = "pool_teleport.rs"]
+mod teleport;
 
 /// [`RowConst::anchor`] of a side with no pinned particle.
 pub const NO_ANCHOR: u32 = u32::MAX;
@@ -54,6 +63,11 @@ pub const DEFAULT_PARTICLE_BUDGET: usize = 64 << 20;
 
 /// Bookkeeping of one cable: where its rows are and how it behaves.
 #[derive(Debug, Clone)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(deny_unknown_fields)
+)]
 pub(crate) struct CableRecord {
     pub(crate) handle: CableHandle,
     /// First row of the cable in the particle columns.
@@ -72,7 +86,8 @@ pub(crate) struct CableRecord {
     pub(crate) mass_per_length: Option<f32>,
     /// Longest segment's rest length, metres, kept by `refresh_rows`: with
     /// `reel_segment` it bounds the curvature compliances a winch can
-    /// give the cable (`check_bend_for_substep`).
+    /// give the cable (`check_bend_for_substep`). Derived: not saved.
+    #[cfg_attr(feature = "serde", serde(skip))]
     pub(crate) max_rest: f32,
     /// Sleeping and visibility (see [`ParticlePool#sleeping-and-hidden-cables`]).
     pub(crate) sleep: SleepState,
@@ -80,6 +95,11 @@ pub(crate) struct CableRecord {
 
 /// Whether a cable sleeps or is hidden, and how long it has been still.
 #[derive(Debug, Clone, Copy, Default)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(deny_unknown_fields)
+)]
 pub(crate) struct SleepState {
     /// Seconds every particle has moved slower than the cable's `sleep_speed`.
     pub(crate) still: f32,
@@ -105,12 +125,17 @@ impl CableRecord {
 
     /// True when the cable's parameters let it fall asleep.
     #[inline]
-    fn sleepy(&self) -> bool {
+    pub(crate) fn sleepy(&self) -> bool {
         self.alive && self.params.sleep_speed > 0.0 && self.params.reel_speed == 0.0
     }
 }
 
 #[derive(Debug, Clone, Copy)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(deny_unknown_fields)
+)]
 struct Slot {
     generation: u32,
     /// Index into `cables` while the cable lives.
@@ -158,6 +183,14 @@ struct Slot {
 /// so a saved pool can be restored and stepped with the handles the game
 /// holds. The two are not told apart afterwards: a cable added to each
 /// after the clone may get the same handle in both.
+///
+/// A restored pool (feature `serde`: `ParticlePool` serialises, and
+/// deserialising validates, see [`ParticlePool::validate`]) keeps the
+/// saved identity too: the handles the game held when it saved name the
+/// same cables after the restore, in this process or another. Restoring
+/// the same save twice gives two such snapshots, as two clones would be;
+/// the identity counter moves past a restored identity, so pools created
+/// after a restore never take it.
 ///
 /// # Example
 /// ```
@@ -1023,8 +1056,16 @@ impl ParticlePool {
     /// the end's inverse mass; the particle keeps its current position and
     /// velocity, so it does not jump.
     ///
+    /// Moving the target of an attached end farther than the cable's
+    /// [`CableParams::teleport_distance`] teleports the cable with it
+    /// instead ([`ParticlePool::teleport_attachment`]); with the default
+    /// (off), or within the threshold, the end is only retargeted and the
+    /// cable follows through the solver.
+    ///
     /// # Errors
-    /// Stale handle, or a non-finite or out-of-range target.
+    /// Stale handle, or a non-finite or out-of-range target, or a teleport
+    /// that would take a particle beyond ±1e6 m (naming `target`; nothing
+    /// changes).
     pub fn set_attachment(
         &mut self,
         handle: CableHandle,
@@ -1033,7 +1074,20 @@ impl ParticlePool {
     ) -> Result<(), CableError> {
         if let Some(t) = target {
             check_vec3("attachment target", t)?;
+            if self.teleport_attachment(handle, end, t, glam::Quat::IDENTITY)? {
+                return Ok(());
+            }
         }
+        self.attach_end(handle, end, target)
+    }
+
+    /// [`ParticlePool::set_attachment`] without the teleport check.
+    fn attach_end(
+        &mut self,
+        handle: CableHandle,
+        end: End,
+        target: Option<Vec3>,
+    ) -> Result<(), CableError> {
         let i = self.record_index(handle)?;
         if self.cables[i].attach[end.slot()] != target {
             self.wake_record(i);

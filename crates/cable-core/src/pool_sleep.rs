@@ -11,6 +11,13 @@ use crate::error::CableError;
 const SLEEP_GRAIN: usize = 64;
 
 impl ParticlePool {
+    /// Recounts the cables that may sleep and those asleep (after a restore).
+    pub(super) fn recount_sleep(&mut self) {
+        let live = self.cables.iter().filter(|r| r.alive);
+        self.sleepy = live.clone().filter(|r| r.sleepy()).count();
+        self.sleeping = live.filter(|r| r.sleep.asleep).count();
+    }
+
     /// Wakes record `i` (if asleep) and restarts its still time: something
     /// edited the cable.
     pub(super) fn wake_record(&mut self, i: usize) {

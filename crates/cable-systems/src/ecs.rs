@@ -30,7 +30,15 @@
 //!    frees the end, which keeps its velocity; a refused target (not
 //!    finite, beyond ±1e6 m, or a rotation that is not a unit quaternion)
 //!    keeps the end at its last good target, as colliders keep their last
-//!    good pose, and is listed in [`StepReport::bad_targets`];
+//!    good pose, and is listed in [`StepReport::bad_targets`]; a target
+//!    that jumped farther than the cable's
+//!    [`cable_core::CableParams::teleport_distance`], or whose entity
+//!    turned by more than its [`cable_core::CableParams::teleport_rotation`],
+//!    since the last frame teleports the cable with it
+//!    ([`ParticlePool::teleport_attachment`]: moved rigidly and turned
+//!    about the end, or laid out anew, as its
+//!    [`cable_core::CableParams::teleport_mode`] says; at most one teleport
+//!    per cable and frame, so two ends on one body move it once);
 //! 6. **controls**: a [`CableWinch`] added or changed since the last step
 //!    sets the cable's winch ([`ParticlePool::reel_to`]; a refused one is
 //!    listed in [`StepReport::bad_winches`]), a removed one stops it; a
@@ -45,6 +53,16 @@
 //!
 //! What a step refused or repaired is in [`CableWorld::report`] until the
 //! next step: nothing there means all went well.
+//!
+//! # Save and restore (feature `serde`)
+//! `CableWorld::save_state` writes what the layer owns — the pool, the
+//! stepper and each cable's end state — and `CableWorld::restore_state`
+//! reads it back. Entities are the game's: it saves them itself, with
+//! their [`CableBody`] and [`ColliderBody`] (which serialise), and restores
+//! the layer after loading them; `CableWorld::restore` links each entity
+//! to the cable or collider its body names (`RestoreReport` lists what
+//! it could not link). The steps after that are bitwise those of the
+//! saved world.
 //!
 //! # Example
 //! ```
@@ -86,6 +104,14 @@ use hecs::{Entity, World};
 use crate::params::SolverParams;
 use crate::step::Stepper;
 
+// Save and restore of the layer's own state: a child module, so it sees
+// the private fields.
+#[cfg(feature = "serde")]
+#[path = "ecs_save.rs"]
+mod save;
+#[cfg(feature = "serde")]
+pub use save::{CableWorldState, RestoreReport};
+
 /// Describes the cable of an entity. Spawning an entity with it creates a
 /// pool cable at the next [`CableWorld::step`]; changing it afterwards has
 /// no effect (despawn and respawn, or use the pool through
@@ -126,7 +152,12 @@ impl CableSpec {
 /// next step replaces this body by one naming a cable rebuilt from the
 /// spec, and reports it ([`StepReport::lost_cables`]); to be rid of the
 /// cable, despawn the entity or remove its spec.
+///
+/// With the `serde` feature it serialises (its handle), so a game saves it
+/// with its entities and `CableWorld::restore` links the entity to its
+/// restored cable again.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct CableBody {
     /// The cable in [`CableWorld::pool`].
     pub handle: CableHandle,
@@ -167,7 +198,10 @@ pub struct ColliderSpec(pub Collider);
 /// A collider removed from the pool behind the ECS's back is added again
 /// from the [`ColliderSpec`] at the next step, with a new body
 /// ([`StepReport::lost_colliders`]).
+///
+/// Serialises with the `serde` feature, as [`CableBody`] does.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct ColliderBody {
     /// The collider in [`CableWorld::pool`]'s collider set.
     pub handle: ColliderHandle,
@@ -391,22 +425,39 @@ impl StepReport {
 }
 
 /// The world position of an end attached to an entity with transform `tf`
-/// at local `offset`, or why it is refused.
-fn entity_target(tf: &Transform, offset: Vec3) -> Result<Vec3, CableError> {
+/// at local `offset`, and the entity's rotation (normalised), or why it is
+/// refused.
+fn entity_target(tf: &Transform, offset: Vec3) -> Result<(Vec3, Quat), CableError> {
     check_vec3("transform.translation", tf.translation)?;
     let rotation = check_rotation("transform.rotation", tf.rotation)?;
     check_vec3("offset", offset)?;
-    check_vec3("target", tf.translation + rotation * offset)
+    let target = check_vec3("target", tf.translation + rotation * offset)?;
+    Ok((target, rotation))
 }
 
 /// Per-end state carried from frame to frame.
-#[derive(Debug, Clone, Copy, Default)]
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(deny_unknown_fields)
+)]
 struct EndState {
     /// The target at the end of the previous frame (None: not attached).
     target: Option<Vec3>,
     /// Displacement of the target over the last substep, metres: the
     /// velocity × h an end keeps when it is detached.
     last_move: Vec3,
+    /// Rotation of the followed entity at the end of the previous frame
+    /// (identity for a point target): a turn beyond the cable's
+    /// [`cable_core::CableParams::teleport_rotation`] teleports it.
+    rotation: Quat,
+    /// The entity followed at the end of the previous frame: a turn is
+    /// measured only while the end follows the same entity (switching
+    /// targets is no turn). Not saved (entities are the game's): a restore
+    /// takes it from the entity's [`CableAttachments`].
+    #[cfg_attr(feature = "serde", serde(skip))]
+    followed: Option<Entity>,
 }
 
 #[derive(Debug, Clone)]
@@ -906,11 +957,17 @@ impl<S: TransformSource> CableWorld<S> {
                     continue;
                 };
                 let att = *att;
+                // At most one teleport per cable and frame: after one end
+                // teleported the cable, the other's turn is not applied again.
+                let mut teleported = false;
                 for end in [End::Start, End::End] {
                     let state = &mut t.ends[end.slot()];
                     let (resolved, followed) = match att.get(end) {
                         AttachTarget::Free => (Ok(None), None),
-                        AttachTarget::Point(p) => (check_vec3("point", p).map(Some), None),
+                        AttachTarget::Point(p) => (
+                            check_vec3("point", p).map(|p| Some((p, Quat::IDENTITY))),
+                            None,
+                        ),
                         AttachTarget::Entity { entity, offset } => match lookup(entity) {
                             Some(tf) => (entity_target(&tf, offset).map(Some), Some(entity)),
                             None => {
@@ -919,8 +976,9 @@ impl<S: TransformSource> CableWorld<S> {
                             }
                         },
                     };
-                    let target = match resolved {
-                        Ok(target) => target,
+                    let (target, rotation) = match resolved {
+                        Ok(Some((p, q))) => (Some(p), q),
+                        Ok(None) => (None, Quat::IDENTITY),
                         Err(error) => {
                             // Keep the last good target (the pool holds it), as
                             // colliders keep their last good pose.
@@ -935,7 +993,22 @@ impl<S: TransformSource> CableWorld<S> {
                     };
                     match (state.target, target) {
                         (Some(from), Some(to)) => {
-                            if from != to {
+                            // A jump beyond the cable's teleport thresholds
+                            // moves the cable at once (no interpolation).
+                            let turn =
+                                if teleported || followed.is_none() || state.followed != followed {
+                                    Quat::IDENTITY
+                                } else {
+                                    rotation * state.rotation.conjugate()
+                                };
+                            let jumped = (from != to || turn != Quat::IDENTITY)
+                                && pool
+                                    .teleport_attachment(t.handle, end, to, turn)
+                                    .unwrap_or(false);
+                            if jumped {
+                                teleported = true;
+                                state.last_move = Vec3::ZERO;
+                            } else if from != to {
                                 motions.push(Motion {
                                     tracked: ti,
                                     handle: t.handle,
@@ -970,6 +1043,8 @@ impl<S: TransformSource> CableWorld<S> {
                         state.last_move = Vec3::ZERO;
                     }
                     state.target = target;
+                    state.rotation = rotation;
+                    state.followed = followed;
                 }
             }
         });

@@ -53,6 +53,11 @@ use crate::params::SolverParams;
 
 /// A particle layout the stepper can run (see the module docs).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(rename_all = "lowercase")
+)]
 pub enum Layout {
     /// Array of particle structs per cable, one cable after another on one
     /// thread: the seeds' shape, the reference and baseline.

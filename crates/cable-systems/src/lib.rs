@@ -14,7 +14,9 @@
 //! - `ecs` (feature `hecs`, on by default): cables, attachments and targets as hecs entities;
 //! - [`mesh`]: tube and ribbon meshes of every cable, in parallel, into
 //!   reused GPU-ready buffers; [`frame`]: the parallel-transport frames they
-//!   use; [`socket`]: transforms on a cable; [`snapshot`]: lock-free render hand-off.
+//!   use; [`socket`]: transforms on a cable; [`snapshot`]: lock-free render hand-off;
+//! - `save` (feature `serde`, on by default): save and restore the pool and
+//!   the stepper, bitwise.
 //!
 //! # Example
 //! ```
@@ -48,6 +50,8 @@ pub mod mesh;
 pub mod narrow;
 pub mod params;
 pub mod rod;
+#[cfg(feature = "serde")]
+pub mod save;
 pub mod simd;
 pub mod snapshot;
 pub mod socket;

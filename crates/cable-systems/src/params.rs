@@ -13,7 +13,15 @@ pub const MAX_SUBSTEPS: u32 = 10_000;
 /// Parameters of the whole simulation (the scene file's top-level keys).
 ///
 /// Units: metres, seconds. Defaults are those of the scene format.
+///
+/// With the `serde` feature it serialises with its field names (missing
+/// fields take their defaults, unknown ones are refused).
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(default, deny_unknown_fields)
+)]
 pub struct SolverParams {
     /// World gravity, m/s². Default `[0, -9.81, 0]`.
     pub gravity: Vec3,
@@ -37,6 +45,11 @@ pub struct SolverParams {
 /// How each solver iteration solves a cable's distance constraints (the
 /// scene's `solver` key).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(rename_all = "kebab-case")
+)]
 pub enum Solver {
     /// The classic sweep over the segments in order, each projected alone
     /// (`"gauss-seidel"`): cheap, but a long chain stretches unless the

@@ -43,6 +43,10 @@ const ACCUMULATOR_SLACK: f64 = 1.0e-7;
 /// when cables were added or their parameters changed since the last one
 /// ([`ParticlePool::params_revision`]), O(1) otherwise.
 ///
+/// With the `serde` feature it serialises (parameters, accumulator,
+/// substeps run, layout, tension tracking; not the layout's buffers, which
+/// a restored stepper gathers from the pool again): see `cable_systems::save`.
+///
 /// # Example
 /// ```
 /// use cable_core::{CableDesc, ParticlePool};
@@ -341,5 +345,96 @@ impl Stepper {
         }
         self.accumulator = acc.max(0.0);
         Ok(n)
+    }
+}
+
+/// `Serialize`/`Deserialize` of the [`Stepper`] (feature `serde`): its
+/// parameters, accumulator, substep count, layout and whether it tracks
+/// tension. The layout's buffers are a cache of the pool and are not
+/// saved: a restored stepper gathers them from the pool at its first
+/// substep, with bitwise the same results.
+#[cfg(feature = "serde")]
+mod saved {
+    use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+    use super::{Layout, LayoutState, SolverParams, Stepper};
+    use cable_core::CableError;
+
+    #[derive(Serialize, Deserialize)]
+    #[serde(rename = "Stepper", deny_unknown_fields)]
+    struct Repr {
+        params: SolverParams,
+        /// Seconds carried to the next frame, as a decimal string that
+        /// Rust's parser reads back to the same `f64` (JSON readers may
+        /// round a 17-digit number to a neighbouring one).
+        accumulator: String,
+        substeps_run: u64,
+        layout: Layout,
+        track_tension: bool,
+    }
+
+    impl Serialize for Stepper {
+        fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+            Repr {
+                params: self.params,
+                accumulator: format!("{:?}", self.accumulator),
+                substeps_run: self.substeps_run,
+                layout: self.layout,
+                track_tension: self.state.track,
+            }
+            .serialize(s)
+        }
+    }
+
+    impl<'de> Deserialize<'de> for Stepper {
+        /// Reads a saved stepper and checks it: valid parameters, an
+        /// accumulator in `[0, substep)`.
+        fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+            let r = Repr::deserialize(d)?;
+            from_repr(r).map_err(serde::de::Error::custom)
+        }
+    }
+
+    fn from_repr(r: Repr) -> Result<Stepper, CableError> {
+        let bad = |place: &str, reason: String| CableError::InvalidState {
+            place: place.into(),
+            reason,
+        };
+        r.params
+            .validate()
+            .map_err(|e| bad("stepper.params", e.to_string()))?;
+        let acc: f64 = r.accumulator.parse().map_err(|_| {
+            bad(
+                "stepper.accumulator",
+                format!("must be a number in a string, got {:?}", r.accumulator),
+            )
+        })?;
+        if !(acc >= 0.0 && acc < f64::from(r.params.substep)) {
+            return Err(bad(
+                "stepper.accumulator",
+                format!(
+                    "must be at least 0 and less than the substep ({}), got {acc}",
+                    r.params.substep
+                ),
+            ));
+        }
+        // Far beyond any run (2^53 substeps of 1 ms: 285,000 years), and
+        // exact in the f64 of `Stepper::time`; counting on cannot overflow.
+        if r.substeps_run > 1 << 53 {
+            return Err(bad(
+                "stepper.substeps_run",
+                format!("must be at most 2^53, got {}", r.substeps_run),
+            ));
+        }
+        let mut stepper = Stepper {
+            params: r.params,
+            accumulator: acc,
+            substeps_run: r.substeps_run,
+            layout: r.layout,
+            state: LayoutState::default(),
+            validated: None,
+        };
+        stepper.set_track_tension(r.track_tension);
+        Ok(stepper)
     }
 }

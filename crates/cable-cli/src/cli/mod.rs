@@ -7,6 +7,7 @@ mod demo;
 mod obj;
 mod out;
 mod run;
+mod save_file;
 mod staged;
 mod svg_out;
 mod view_args;
@@ -130,6 +131,25 @@ pub struct RunArgs {
     /// Without --out it is a usage error (exit 2): there is nowhere to write it.
     #[arg(long)]
     pub tension: bool,
+    /// Save the simulation's state (JSON) to FILE after the frame that
+    /// reaches --save-at seconds (default: the end of the run), to go on
+    /// from there with --restore. Written whole or not at all.
+    #[arg(long, value_name = "FILE")]
+    pub save: Option<PathBuf>,
+    /// With --save: the simulated time to save at, seconds (0 to --seconds).
+    #[arg(
+        long = "save-at",
+        value_name = "SECONDS",
+        requires = "save",
+        allow_negative_numbers = true
+    )]
+    pub save_at: Option<f64>,
+    /// Go on from a state written by --save (of the same scene, with the
+    /// same --frame-dt) up to --seconds: frames are numbered on from the
+    /// saved one, so --out holds the frames an uninterrupted run writes
+    /// after it, byte for byte.
+    #[arg(long, value_name = "FILE")]
+    pub restore: Option<PathBuf>,
     /// How the terminal views and the SVG look at the scene.
     #[command(flatten)]
     pub views: ViewArgs,

@@ -11,7 +11,8 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 use super::anim::{self, Animation};
 use super::out::OutWriter;
-use super::staged::check_distinct;
+use super::save_file;
+use super::staged::{Staged, check_distinct};
 use super::svg_out::{self, SvgOut};
 use super::{CliError, RunArgs, check_seconds, checked_frames, thread_pool};
 use cable_debug::{Frame, Recorder, render_frame_ascii};
@@ -42,21 +43,86 @@ pub fn run(a: &RunArgs) -> Result<(), CliError> {
         ));
     }
     let frames = checked_frames(seconds, dt)?;
+    let save_at = match a.save_at {
+        Some(s) => {
+            let s = check_seconds(s).map_err(|_| {
+                CliError::Usage(format!(
+                    "--save-at: must be a number between 0 and 1e6, got {s}"
+                ))
+            })?;
+            let at = checked_frames(s, dt)?;
+            if at > frames {
+                return Err(CliError::Usage(format!(
+                    "--save-at: {s} s is after the end of the run (--seconds {seconds})"
+                )));
+            }
+            at
+        }
+        None => frames,
+    };
     check_distinct(&[
         ("--out", a.out.as_ref()),
         ("--svg", a.svg.as_ref()),
         ("--obj", a.obj.as_ref()),
+        ("--save", a.save.as_ref()),
     ])?;
     let bytes = read_scene(&a.scene)?;
     let scene = Scene::from_slice(&bytes).map_err(|e| CliError::Usage(e.to_string()))?;
     drop(bytes);
-    let (mut pool, handles) = scene
+    let (mut pool, mut handles) = scene
         .build_pool()
         .map_err(|e| CliError::Usage(e.to_string()))?;
     let mut stepper = Stepper::with_layout(scene.params, layout)
         .map_err(|e| CliError::Usage(format!("scene.{e}")))?;
+    // Frames already run: those of a restored state.
+    let mut first = 0;
+    if let Some(path) = &a.restore {
+        let saved = save_file::read(path)?;
+        let name = path.display();
+        if saved.frame_dt.to_bits() != dt.to_bits() {
+            return Err(CliError::Usage(format!(
+                "--restore {name}: was saved with --frame-dt {}, this run has {dt} (frames of another length give other results)",
+                saved.frame_dt
+            )));
+        }
+        let (p, s) = saved.simulation.into_parts();
+        if p.cable_count() != handles.len() || s.params() != &scene.params {
+            return Err(CliError::Usage(format!(
+                "--restore {name}: is a save of another scene ({} cables and {}solver parameters than this scene's {} cables)",
+                p.cable_count(),
+                if s.params() == &scene.params {
+                    "the same "
+                } else {
+                    "other "
+                },
+                handles.len()
+            )));
+        }
+        if saved.frame > frames {
+            return Err(CliError::Usage(format!(
+                "--seconds: the restored state is at frame {} (t = {:.4} s), after the end of this run at frame {frames}",
+                saved.frame,
+                s.time()
+            )));
+        }
+        if save_at < saved.frame {
+            return Err(CliError::Usage(format!(
+                "--save-at: is before the restored state (frame {}, t = {:.4} s)",
+                saved.frame,
+                s.time()
+            )));
+        }
+        (pool, stepper, first) = (p, s, saved.frame);
+        // Scene order: a pool keeps its cables in the order they were added.
+        handles = pool.handles().collect();
+        stepper.set_layout(layout);
+    }
     // Tension needs the solver's multipliers, accumulated only on request.
     stepper.set_track_tension(a.tension);
+    let mut save = match &a.save {
+        Some(p) => Some(Staged::create("--save", p)?),
+        None => None,
+    };
     let mut tensions = Tensions::new(a.tension, handles.len());
     let workers = thread_pool(a.threads)?;
     // Every output path is checked (its temporary file created) before
@@ -100,9 +166,11 @@ pub fn run(a: &RunArgs) -> Result<(), CliError> {
     } else {
         None
     };
-    let work = frames as f64 * scene.particle_count() as f64 * f64::from(scene.params.iterations);
+    let work = (frames - first) as f64
+        * scene.particle_count() as f64
+        * f64::from(scene.params.iterations);
     let bar = if work > 2.0e8 && animation.is_none() {
-        let bar = ProgressBar::with_draw_target(Some(frames), ProgressDrawTarget::stderr());
+        let bar = ProgressBar::with_draw_target(Some(frames - first), ProgressDrawTarget::stderr());
         if let Ok(style) = ProgressStyle::with_template("{bar:40} {pos}/{len} frames, {eta} left") {
             bar.set_style(style);
         }
@@ -111,8 +179,13 @@ pub fn run(a: &RunArgs) -> Result<(), CliError> {
         ProgressBar::hidden()
     };
     let started = Instant::now();
+    if save_at == first {
+        if let Some(staged) = save.as_mut() {
+            save_file::write(staged, first, dt, &pool, &stepper)?;
+        }
+    }
     workers.install(|| -> Result<(), CliError> {
-        for f in 1..=frames {
+        for f in first + 1..=frames {
             if anim::interrupted() {
                 return Err(CliError::Interrupted);
             }
@@ -129,6 +202,11 @@ pub fn run(a: &RunArgs) -> Result<(), CliError> {
             if svg.is_some() {
                 recorder.offer(&pool, stepper.time());
             }
+            if f == save_at {
+                if let Some(staged) = save.as_mut() {
+                    save_file::write(staged, f, dt, &pool, &stepper)?;
+                }
+            }
             if let Some(an) = animation.as_mut() {
                 let status = format!(
                     "cable run {}  t = {:.2} s of {seconds:.2} s  Ctrl-C stops",
@@ -136,7 +214,7 @@ pub fn run(a: &RunArgs) -> Result<(), CliError> {
                     stepper.time()
                 );
                 an.tick(
-                    f as f64 * f64::from(dt),
+                    (f - first) as f64 * f64::from(dt),
                     || Frame::capture(&pool, stepper.time()),
                     &status,
                 )
@@ -163,6 +241,7 @@ pub fn run(a: &RunArgs) -> Result<(), CliError> {
     if let Some(w) = out {
         staged.push(w.finish()?);
     }
+    staged.extend(save);
     if anim::interrupted() {
         return Err(CliError::Interrupted);
     }
@@ -178,7 +257,7 @@ pub fn run(a: &RunArgs) -> Result<(), CliError> {
         "{} cables, {} particles: {} frames, {} substeps, {:.3} s simulated in {:.3} s on {} threads",
         handles.len(),
         pool.particle_count(),
-        frames,
+        frames - first,
         stepper.substeps_run(),
         stepper.time(),
         wall,

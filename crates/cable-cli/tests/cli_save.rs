@@ -1,0 +1,336 @@
+//! Issue 12 through the binary: `cable run --save FILE --save-at S` and
+//! `--restore FILE`. Saved at 2 s, restored and run to 5 s, a run writes
+//! byte for byte the `--out` frames an uninterrupted 5 s run writes after
+//! 2 s, on every layout (colliders with friction, attachments, tethers,
+//! pins, masses, bending, a winch, breaking cables).
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use common::{cable_bin, test_dir};
+
+const SCENE: &str = include_str!("../../../tests/scenes/save_restore.json");
+
+fn cable(args: &[&str]) -> Output {
+    Command::new(cable_bin())
+        .args(args)
+        .output()
+        .expect("the cable binary runs")
+}
+
+fn ok(args: &[&str]) {
+    let o = cable(args);
+    assert!(
+        o.status.success(),
+        "{args:?}: {}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+}
+
+/// Exit 2 with one line naming `want`.
+fn usage(args: &[&str], want: &str) {
+    let o = cable(args);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{args:?}: {err}");
+    assert!(
+        err.starts_with("error: ") && err.contains(want),
+        "{args:?}: expected {want:?} in {err}"
+    );
+    assert_eq!(err.trim_end().lines().count(), 1, "{err}");
+}
+
+fn setup(tag: &str) -> (PathBuf, String) {
+    let dir = test_dir(tag);
+    let scene = dir.join("scene.json");
+    std::fs::write(&scene, SCENE).expect("write the scene");
+    let s = scene.to_str().expect("utf-8").to_owned();
+    (dir, s)
+}
+
+fn p(dir: &Path, name: &str) -> String {
+    dir.join(name).to_str().expect("utf-8").to_owned()
+}
+
+fn read(path: &str) -> Vec<u8> {
+    std::fs::read(path).expect("the output exists")
+}
+
+#[test]
+fn issue_12_save_at_2_s_restore_and_run_to_5_s_gives_byte_identical_out() {
+    let (dir, scene) = setup("save");
+    let common = ["--frame-dt", "0.02", "--threads", "2"];
+    // The uninterrupted run: every frame with tensions, and the last frame alone.
+    let (full, last) = (p(&dir, "full.json"), p(&dir, "last.json"));
+    let mut args = vec![
+        "run",
+        &scene,
+        "--seconds",
+        "5",
+        "--layout",
+        "soa",
+        "--tension",
+        "--out",
+        &full,
+    ];
+    args.extend(common);
+    ok(&args);
+    let mut args = vec![
+        "run",
+        &scene,
+        "--seconds",
+        "5",
+        "--layout",
+        "soa",
+        "--out",
+        &last,
+        "--every",
+        "1000",
+    ];
+    args.extend(common);
+    ok(&args);
+    let full = String::from_utf8(read(&full)).expect("utf-8");
+    let tail = &full[full.find("{\"frame\":101,").expect("frame 101")..];
+    let head = &full[..full.find("{\"frame\":1,").expect("frame 1")];
+    for (first, second) in [
+        ("lanes8", "lanes8"),
+        ("soa", "soa"),
+        ("aos", "aos"),
+        ("lanes8", "aos"),
+        ("aos", "soa"),
+    ] {
+        let save = p(&dir, &format!("{first}-{second}.save.json"));
+        // 3 s asked, saved at 2 s (frame 100 of 0.02 s).
+        let mut args = vec![
+            "run",
+            &scene,
+            "--seconds",
+            "3",
+            "--layout",
+            first,
+            "--save",
+            &save,
+            "--save-at",
+            "2",
+        ];
+        args.extend(common);
+        ok(&args);
+        let (rest, rest_last) = (p(&dir, "rest.json"), p(&dir, "rest_last.json"));
+        let mut args = vec![
+            "run",
+            &scene,
+            "--seconds",
+            "5",
+            "--layout",
+            second,
+            "--restore",
+            &save,
+            "--tension",
+            "--out",
+            &rest,
+        ];
+        args.extend(common);
+        ok(&args);
+        let rest = String::from_utf8(read(&rest)).expect("utf-8");
+        assert!(
+            rest == format!("{head}{tail}"),
+            "{first} -> {second}: the restored frames differ"
+        );
+        let mut args = vec![
+            "run",
+            &scene,
+            "--seconds",
+            "5",
+            "--layout",
+            second,
+            "--restore",
+            &save,
+            "--out",
+            &rest_last,
+            "--every",
+            "1000",
+        ];
+        args.extend(common);
+        ok(&args);
+        assert!(
+            read(&rest_last) == read(&last),
+            "{first} -> {second}: the last frame differs"
+        );
+    }
+}
+
+#[test]
+fn a_run_save_holds_a_library_save_and_saves_at_the_end_by_default() {
+    let (dir, scene) = setup("save_lib");
+    let save = p(&dir, "end.json");
+    ok(&[
+        "run",
+        &scene,
+        "--seconds",
+        "0.5",
+        "--frame-dt",
+        "0.02",
+        "--save",
+        &save,
+    ]);
+    let v: serde_json::Value = serde_json::from_slice(&read(&save)).expect("JSON");
+    assert_eq!(v["format"], "cable-run-save");
+    assert_eq!(v["frame"], 25);
+    let text = serde_json::to_vec(&v["simulation"]).expect("JSON");
+    let state = cable_systems::save::restore_state(text.as_slice()).expect("a library save");
+    // 25 frames of 0.02 s against substeps of 1/60 s (rounded to f32).
+    assert_eq!(state.stepper.substeps_run(), 29);
+    assert_eq!(state.pool.cable_count(), 15);
+    // Restoring at the end runs nothing and writes the same save again.
+    let again = p(&dir, "again.json");
+    ok(&[
+        "run",
+        &scene,
+        "--seconds",
+        "0.5",
+        "--frame-dt",
+        "0.02",
+        "--restore",
+        &save,
+        "--save",
+        &again,
+    ]);
+    assert!(read(&again) == read(&save));
+}
+
+#[test]
+fn bad_saves_and_options_exit_2_and_write_nothing() {
+    let (dir, scene) = setup("save_bad");
+    let save = p(&dir, "s.json");
+    ok(&[
+        "run",
+        &scene,
+        "--seconds",
+        "1",
+        "--frame-dt",
+        "0.02",
+        "--save",
+        &save,
+    ]);
+    let good = read(&save);
+    let out = p(&dir, "out.json");
+    std::fs::write(&out, "precious").expect("write");
+    let keep = p(&dir, "keep.json");
+    std::fs::write(&keep, "also precious").expect("write");
+    // A truncated save.
+    let cut = p(&dir, "cut.json");
+    std::fs::write(&cut, &good[..good.len() / 2]).expect("write");
+    usage(
+        &[
+            "run",
+            &scene,
+            "--frame-dt",
+            "0.02",
+            "--restore",
+            &cut,
+            "--out",
+            &out,
+            "--save",
+            &keep,
+        ],
+        "--restore",
+    );
+    // A hand-edited one: a cable's rows moved.
+    let mut v: serde_json::Value = serde_json::from_slice(&good).expect("JSON");
+    v["simulation"]["pool"]["cables"][2]["first"] = serde_json::json!(5);
+    let edited = p(&dir, "edited.json");
+    std::fs::write(&edited, serde_json::to_vec(&v).expect("JSON")).expect("write");
+    usage(
+        &[
+            "run",
+            &scene,
+            "--frame-dt",
+            "0.02",
+            "--restore",
+            &edited,
+            "--out",
+            &out,
+        ],
+        "simulation.pool: cables[2].first: is 5",
+    );
+    usage(
+        &["run", &scene, "--restore", &save, "--out", &out],
+        "was saved with --frame-dt 0.02",
+    );
+    usage(
+        &[
+            "run",
+            &scene,
+            "--frame-dt",
+            "0.02",
+            "--seconds",
+            "0.5",
+            "--restore",
+            &save,
+        ],
+        "--seconds: the restored state is at frame 50",
+    );
+    usage(
+        &[
+            "run",
+            &scene,
+            "--frame-dt",
+            "0.02",
+            "--restore",
+            &p(&dir, "missing.json"),
+        ],
+        "cannot read",
+    );
+    usage(
+        &["run", &scene, "--frame-dt", "0.02", "--restore", &scene],
+        "format",
+    );
+    usage(
+        &[
+            "run",
+            &scene,
+            "--frame-dt",
+            "0.02",
+            "--restore",
+            &save,
+            "--save",
+            &keep,
+            "--save-at",
+            "0.5",
+        ],
+        "--save-at: is before the restored state",
+    );
+    usage(
+        &[
+            "run",
+            &scene,
+            "--seconds",
+            "1",
+            "--save",
+            &keep,
+            "--save-at",
+            "2",
+        ],
+        "--save-at: 2 s is after the end of the run",
+    );
+    usage(
+        &["run", &scene, "--save", &keep, "--save-at", "-1"],
+        "--save-at: must be a number between 0 and 1e6, got -1",
+    );
+    usage(&["run", &scene, "--save-at", "1"], "--save");
+    usage(&["run", &scene, "--save", &out, "--out", &out], "--save: ");
+    // Another scene.
+    let other = p(&dir, "other.json");
+    std::fs::write(
+        &other,
+        r#"{"cables": [{"start": [0, 0, 0], "end": [1, 0, 0]}]}"#,
+    )
+    .expect("write");
+    usage(
+        &["run", &other, "--frame-dt", "0.02", "--restore", &save],
+        "is a save of another scene",
+    );
+    assert_eq!(read(&out), b"precious");
+    assert_eq!(read(&keep), b"also precious");
+}
