@@ -251,6 +251,99 @@ impl Bvh {
         }
     }
 
+    /// Visits the items nearest first, for a query that keeps its best
+    /// answer so far (a ray's first hit, a point's nearest neighbour).
+    ///
+    /// `bound(b)` is a lower bound on the key (a ray distance, a squared
+    /// distance) of anything inside box `b`, or `None` when nothing in it
+    /// can be reached. Nodes and items whose bound exceeds the current
+    /// cutoff are skipped; `item(id)` tests one item whose bound does not,
+    /// and returns the new cutoff (the best key so far). Items whose bound
+    /// *equals* the cutoff are still visited, so a caller can break ties
+    /// between equal keys by id. A `NaN` bound never passes. The order of
+    /// the visit depends on the tree and the bounds alone.
+    ///
+    /// # Example
+    /// ```
+    /// use cable_core::{Aabb, Bvh};
+    /// use glam::Vec3;
+    ///
+    /// let boxes: Vec<(Aabb, u32)> = (0..100)
+    ///     .map(|i| (Aabb::new(Vec3::new(i as f32, 0.0, 0.0), Vec3::new(i as f32 + 0.5, 1.0, 1.0)), i))
+    ///     .collect();
+    /// let mut bvh = Bvh::default();
+    /// bvh.build(&boxes);
+    /// // The box nearest to a point: squared distances as keys.
+    /// let p = Vec3::new(41.8, 0.5, 0.5);
+    /// let dist2 = |b: &Aabb| Some((b.min - p).max(p - b.max).max(Vec3::ZERO).length_squared());
+    /// let mut best = (f32::INFINITY, u32::MAX);
+    /// bvh.visit_nearest(f32::INFINITY, dist2, |id| {
+    ///     let d = dist2(&boxes[id as usize].0).unwrap_or(f32::INFINITY);
+    ///     if (d, id) < best {
+    ///         best = (d, id);
+    ///     }
+    ///     best.0
+    /// });
+    /// assert_eq!(best.1, 42);
+    /// ```
+    pub fn visit_nearest(
+        &self,
+        mut cutoff: f32,
+        mut bound: impl FnMut(&Aabb) -> Option<f32>,
+        mut item: impl FnMut(u32) -> f32,
+    ) {
+        let Some(root) = self.nodes.first() else {
+            return;
+        };
+        let passes = |key: Option<f32>, cutoff: f32| key.filter(|&k| k <= cutoff);
+        let Some(key) = passes(bound(&root.aabb), cutoff) else {
+            return;
+        };
+        // As in `query`: the depth of a median-split tree is far below 64,
+        // and each level leaves at most one sibling on the stack.
+        let mut stack = [(0u32, 0.0f32); 64];
+        stack[0] = (0, key);
+        let mut top = 1;
+        while top > 0 {
+            top -= 1;
+            let (at, key) = stack[top];
+            if key > cutoff {
+                continue; // the cutoff shrank since this node was pushed
+            }
+            let node = &self.nodes[at as usize];
+            if node.count > 0 {
+                let first = node.first_or_right as usize;
+                for (b, id) in &self.items[first..first + node.count as usize] {
+                    if passes(bound(b), cutoff).is_some() {
+                        cutoff = item(*id);
+                    }
+                }
+                continue;
+            }
+            let (left, right) = (at + 1, node.first_or_right);
+            let kl = passes(bound(&self.nodes[left as usize].aabb), cutoff);
+            let kr = passes(bound(&self.nodes[right as usize].aabb), cutoff);
+            // Push the farther child first so the nearer is visited first;
+            // on equal keys the left child goes first.
+            let mut push = |n: u32, k: Option<f32>| {
+                if let Some(k) = k {
+                    stack[top] = (n, k);
+                    top += 1;
+                }
+            };
+            match (kl, kr) {
+                (Some(l), Some(r)) if r < l => {
+                    push(left, kl);
+                    push(right, kr);
+                }
+                _ => {
+                    push(right, kr);
+                    push(left, kl);
+                }
+            }
+        }
+    }
+
     /// True when the tree holds nothing.
     #[inline]
     #[must_use]
@@ -287,6 +380,33 @@ mod tests {
             got.sort_unstable();
             let want: Vec<u32> = tagged.iter().filter(|(b, _)| b.overlaps(&q)).map(|(_, i)| *i).collect();
             prop_assert_eq!(got, want);
+        }
+
+        /// Nearest-first visits find the nearest box (lowest id on ties),
+        /// as a scan of every box does.
+        #[test]
+        fn visit_nearest_matches_brute_force(
+            boxes in prop::collection::vec(aabb(), 0..80),
+            p in (-12.0f32..12.0, -12.0f32..12.0, -12.0f32..12.0),
+        ) {
+            let p = Vec3::new(p.0, p.1, p.2);
+            let tagged: Vec<(Aabb, u32)> = boxes.iter().copied().zip(0..).collect();
+            let mut bvh = Bvh::default();
+            bvh.build(&tagged);
+            let dist2 = |b: &Aabb| (b.min - p).max(p - b.max).max(Vec3::ZERO).length_squared();
+            let mut best = (f32::INFINITY, u32::MAX);
+            bvh.visit_nearest(f32::INFINITY, |b| Some(dist2(b)), |id| {
+                let d = dist2(&tagged[id as usize].0);
+                if (d, id) < best {
+                    best = (d, id);
+                }
+                best.0
+            });
+            let want = tagged
+                .iter()
+                .map(|(b, id)| (dist2(b), *id))
+                .fold((f32::INFINITY, u32::MAX), |a, b| if b < a { b } else { a });
+            prop_assert_eq!(best, want);
         }
     }
 }

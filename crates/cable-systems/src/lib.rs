@@ -47,6 +47,7 @@ pub mod layout;
 pub mod mesh;
 pub mod narrow;
 pub mod params;
+pub mod query;
 pub mod rod;
 pub mod simd;
 pub mod snapshot;
