@@ -59,6 +59,11 @@ pub const QUERY_CHUNK: usize = 8;
 /// split depends on the batch alone.
 pub const QUERY_GRAIN: usize = 64;
 
+/// [`CableQuery::update`] rebuilds its tree instead of refitting it once
+/// refitting has made the tree this many times costlier to search
+/// ([`Bvh::cost`]) than when it was built.
+pub const REBUILD_COST: f32 = 1.5;
+
 /// Boxes of [`CableQuery::update`] computed by one rayon task.
 const BOX_GRAIN: usize = 1024;
 
@@ -242,6 +247,8 @@ pub struct CableQuery {
     chunks: Vec<Chunk>,
     boxes: Vec<(Aabb, u32)>,
     bvh: Bvh,
+    /// [`Bvh::cost`] when the tree was last built.
+    built_cost: f32,
     revision: Option<u64>,
 }
 
@@ -260,15 +267,19 @@ impl CableQuery {
         q
     }
 
-    /// Copies the live cables of `pool` and rebuilds the tree, reusing this
+    /// Copies the live cables of `pool` and updates the tree, reusing this
     /// query's buffers: O(particles) to copy and box (the boxes in
-    /// parallel), O(n log² n) for the tree over n runs of
-    /// [`QUERY_CHUNK`] segments.
+    /// parallel). When the cables are those of the last update with the
+    /// same particle counts, the tree keeps its shape and only its boxes
+    /// move ([`Bvh::refit`], O(n) for n runs of [`QUERY_CHUNK`] segments);
+    /// otherwise, or once refitting has made it [`REBUILD_COST`] times
+    /// costlier to search than when built, it is rebuilt (O(n log n)). The
+    /// answers never depend on the tree's shape, only their speed does.
     pub fn update(&mut self, pool: &ParticlePool) {
-        self.cables.clear();
+        let mut same = pool.cable_count() == self.cables.len();
         self.points.clear();
         self.linked.clear();
-        self.chunks.clear();
+        let mut k = 0;
         for handle in pool.handles() {
             // Handles come from the pool itself, so the look-ups succeed.
             let (Ok(pos), Ok(rows), Ok(params)) = (
@@ -278,22 +289,38 @@ impl CableQuery {
             ) else {
                 continue;
             };
-            let cable = self.cables.len() as u32;
-            self.cables.push(QueryCable {
+            let cable = QueryCable {
                 handle,
                 first: self.points.len() as u32,
                 count: pos.len() as u32,
                 radius: params.radius,
-            });
+            };
+            match self.cables.get_mut(k) {
+                Some(old) if same && old.handle == handle && old.count == cable.count => {
+                    *old = cable;
+                }
+                _ => {
+                    same = false;
+                    self.cables.truncate(k);
+                    self.cables.push(cable);
+                }
+            }
+            k += 1;
             self.points.extend_from_slice(pos);
             self.linked.extend(rows.iter().map(|r| r.linked));
-            let segments = pos.len().saturating_sub(1);
-            for first in (0..segments).step_by(QUERY_CHUNK) {
-                self.chunks.push(Chunk {
-                    cable,
-                    first_segment: first as u32,
-                    segments: QUERY_CHUNK.min(segments - first) as u32,
-                });
+        }
+        self.cables.truncate(k);
+        if !same {
+            self.chunks.clear();
+            for (i, c) in self.cables.iter().enumerate() {
+                let segments = (c.count as usize).saturating_sub(1);
+                for first in (0..segments).step_by(QUERY_CHUNK) {
+                    self.chunks.push(Chunk {
+                        cable: i as u32,
+                        first_segment: first as u32,
+                        segments: QUERY_CHUNK.min(segments - first) as u32,
+                    });
+                }
             }
         }
         self.boxes.clear();
@@ -312,7 +339,17 @@ impl CableQuery {
                     *slot = (chunk_box(pts, cable.radius), (k * BOX_GRAIN + j) as u32);
                 }
             });
-        self.bvh.build(&self.boxes);
+        let refitted = same && self.revision.is_some() && {
+            let boxes = &self.boxes;
+            self.bvh
+                .refit(|id| boxes.get(id as usize).map_or(Aabb::EMPTY, |b| b.0));
+            // NaN (a blown-up pool) compares false: rebuilt.
+            self.bvh.cost() <= self.built_cost * REBUILD_COST
+        };
+        if !refitted {
+            self.bvh.build(&self.boxes);
+            self.built_cost = self.bvh.cost();
+        }
         self.revision = Some(pool.revision());
     }
 

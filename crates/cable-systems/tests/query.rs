@@ -637,3 +637,41 @@ fn a_pool_that_blew_up_answers_without_panicking() {
         }
     }
 }
+
+#[test]
+fn an_updated_query_answers_as_a_fresh_one_while_cables_move_and_change() {
+    let mut pool = sagging_scene();
+    let (rays, points) = rays_and_points(300);
+    let mut stepper = Stepper::new(SolverParams::default()).unwrap();
+    let mut q = CableQuery::from_pool(&pool);
+    let (mut a, mut b) = (Vec::new(), Vec::new());
+    for frame in 0..40 {
+        stepper.advance(&mut pool, 1.0 / 30.0).unwrap();
+        match frame {
+            // The structure changes: removed, added, reeled cables.
+            10 => {
+                let h = pool.handles().nth(5).unwrap();
+                pool.remove_cable(h).unwrap();
+            }
+            20 => {
+                let desc =
+                    CableDesc::line(Vec3::new(0.0, 1.0, 1.0), Vec3::new(3.0, 1.0, 1.0), 4.0, 40);
+                pool.add_cable(&desc.unwrap()).unwrap();
+            }
+            30 => {
+                let h = pool.handles().nth(7).unwrap();
+                pool.reel(h, 0.5).unwrap();
+            }
+            _ => {}
+        }
+        q.update(&pool);
+        let fresh = CableQuery::from_pool(&pool);
+        q.raycast_many(&rays, &mut a);
+        fresh.raycast_many(&rays, &mut b);
+        let bits = |v: &[Option<RayHit>]| v.iter().map(bits_of_hit).collect::<Vec<_>>();
+        assert_eq!(bits(&a), bits(&b), "frame {frame}");
+        for p in points.iter().step_by(10) {
+            assert_eq!(q.closest_point(*p, 2.0), fresh.closest_point(*p, 2.0));
+        }
+    }
+}
