@@ -78,6 +78,7 @@ use hecs::{Entity, World};
 
 use crate::params::SolverParams;
 use crate::step::Stepper;
+use crate::trace::span;
 
 /// Describes the cable of an entity. Spawning an entity with it creates a
 /// pool cable at the next [`CableWorld::step`]; changing it afterwards has
@@ -508,12 +509,9 @@ impl<S: TransformSource> CableWorld<S> {
     /// [`CableWorld::pool_mut`]: specs are checked when spawned); no
     /// substep runs.
     pub fn step(&mut self, world: &mut World, dt: f32) -> Result<u32, CableError> {
+        span!("cable.ecs.step");
         self.report.clear();
-        self.drop_lost_cables(world);
-        self.spawn_cables(world);
-        self.free_despawned(world);
-        self.sync_colliders(world);
-        self.resolve_attachments(world);
+        self.sync(world);
         let motions = &self.motions;
         let n = if motions.is_empty() {
             // Nothing to interpolate: the layout runs the frame in one batch.
@@ -542,7 +540,18 @@ impl<S: TransformSource> CableWorld<S> {
         Ok(n)
     }
 
+    /// The phases before the step: entities to pool.
+    fn sync(&mut self, world: &mut World) {
+        span!("cable.ecs.sync");
+        self.drop_lost_cables(world);
+        self.spawn_cables(world);
+        self.free_despawned(world);
+        self.sync_colliders(world);
+        self.resolve_attachments(world);
+    }
+
     fn spawn_cables(&mut self, world: &mut World) {
+        span!("cable.ecs.spawn");
         self.spawned.clear();
         let substep = self.stepper.params().substep;
         for (entity, spec) in world
@@ -696,6 +705,7 @@ impl<S: TransformSource> CableWorld<S> {
     /// behind the ECS's back, adds colliders for new (and lost) collider
     /// entities, and poses every collider from its entity's transform.
     fn sync_colliders(&mut self, world: &mut World) {
+        span!("cable.ecs.colliders");
         let Self {
             pool,
             colliders,
@@ -753,6 +763,7 @@ impl<S: TransformSource> CableWorld<S> {
     }
 
     fn resolve_attachments(&mut self, world: &mut World) {
+        span!("cable.ecs.attachments");
         self.motions.clear();
         self.freed.clear();
         let Self {
@@ -855,6 +866,7 @@ impl<S: TransformSource> CableWorld<S> {
     }
 
     fn write_back(&mut self, world: &mut World) {
+        span!("cable.ecs.write_back");
         for (body, out) in world.query_mut::<(&CableBody, &mut CableParticles)>() {
             if let Ok(pos) = self.pool.positions(body.handle) {
                 out.positions.clear();

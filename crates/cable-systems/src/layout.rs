@@ -196,6 +196,7 @@ impl LayoutState {
         if n == 0 {
             return;
         }
+        crate::trace::span!("cable.layout", substeps = n);
         let (mut breakable, mut reeling) = (false, false);
         for i in 0..pool.cable_count() {
             if let Some(c) = pool.cable(i) {
@@ -255,6 +256,7 @@ impl LayoutState {
         n: u32,
         stages: Stages,
     ) {
+        crate::trace::layout_span!(layout);
         let track = self.track;
         match layout {
             Layout::Aos => aos::advance(&mut self.aos, pool, params, n, stages, track),

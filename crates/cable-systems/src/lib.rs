@@ -14,7 +14,9 @@
 //! - `ecs` (feature `hecs`, on by default): cables, attachments and targets as hecs entities;
 //! - [`mesh`]: tube and ribbon meshes of every cable, in parallel, into
 //!   reused GPU-ready buffers; [`frame`]: the parallel-transport frames they
-//!   use; [`socket`]: transforms on a cable; [`snapshot`]: lock-free render hand-off.
+//!   use; [`socket`]: transforms on a cable; [`snapshot`]: lock-free render hand-off;
+//! - [`query`]: ray casts and closest points against the cables' tubes;
+//! - [`trace`]: profiler spans (feature `tracing`).
 //!
 //! # Example
 //! ```
@@ -54,6 +56,7 @@ pub mod snapshot;
 pub mod socket;
 pub mod step;
 pub mod tension;
+pub mod trace;
 
 pub use layout::{Layout, ParseLayoutError, Stages};
 pub use params::{ParseSolverError, Solver, SolverParams};

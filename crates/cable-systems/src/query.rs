@@ -276,6 +276,7 @@ impl CableQuery {
     /// costlier to search than when built, it is rebuilt (O(n log n)). The
     /// answers never depend on the tree's shape, only their speed does.
     pub fn update(&mut self, pool: &ParticlePool) {
+        crate::trace::span!("cable.query.update");
         let mut same = pool.cable_count() == self.cables.len();
         self.points.clear();
         self.linked.clear();
@@ -432,6 +433,7 @@ impl CableQuery {
     /// # Ok::<(), cable_core::CableError>(())
     /// ```
     pub fn raycast_many(&self, rays: &[Ray], out: &mut Vec<Option<RayHit>>) {
+        crate::trace::span!("cable.query.raycast_many", rays = rays.len());
         out.clear();
         out.resize(rays.len(), None);
         out.par_chunks_mut(QUERY_GRAIN)
@@ -511,6 +513,7 @@ impl CableQuery {
         max_dist: f32,
         out: &mut Vec<Option<ClosestPoint>>,
     ) -> Result<(), CableError> {
+        crate::trace::span!("cable.query.closest_points", points = points.len());
         out.clear();
         let max_dist = check_max_dist(max_dist)?;
         for (index, p) in points.iter().enumerate() {

@@ -95,6 +95,7 @@ pub(crate) fn break_overloaded(
     handles: &mut Vec<CableHandle>,
     t: &mut Vec<f32>,
 ) -> usize {
+    crate::trace::span!("cable.break");
     let mut broke = 0;
     handles.clear();
     handles.extend(pool.handles());
