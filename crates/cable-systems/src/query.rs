@@ -10,9 +10,10 @@
 //!
 //! [`CableQuery`] holds a copy of the cables' particles and a bounding
 //! volume hierarchy ([`cable_core::Bvh`]) over runs of up to
-//! [`QUERY_CHUNK`] segments; rebuild it with [`CableQuery::update`] after
-//! each step (O(particles), parallel), then ask it as many questions as
-//! the frame needs, from any thread. The one-off functions [`raycast`],
+//! [`QUERY_CHUNK`] segments; update it with [`CableQuery::update`] after
+//! each step (O(particles), parallel; the tree is refitted while the same
+//! cables move), then ask it as many questions as the frame needs, from
+//! any thread. The one-off functions [`raycast`],
 //! [`raycast_many`] and [`closest_point`] build one each call.
 //!
 //! # Determinism
