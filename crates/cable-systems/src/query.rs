@@ -46,10 +46,11 @@ use glam::Vec3;
 use rayon::prelude::*;
 
 // The exact tests (ray against box, cylinder, sphere; point against
-// segment): a child module, so this file stays about the queries.
-#[path = "query_shapes.rs"]
-mod shapes;
-use shapes::{closest_on_segment, ray_box, ray_cylinder, ray_sphere};
+// segment) and the candidates a search keeps: a child module, so this file
+// stays about the queries.
+#[path = "query_exact.rs"]
+mod exact;
+use exact::{PointCand, RayProbe, closest_on_segment, ray_box};
 
 /// Most segments one leaf item of [`CableQuery`]'s tree covers: a long
 /// cable is split into runs of this many segments, each with its own box.
@@ -729,111 +730,4 @@ fn chunk_box(pts: &[Vec3], radius: f32) -> Aabb {
     let b = Aabb::of_points(pts);
     let size = b.min.abs().max(b.max.abs()).max_element();
     b.expand(radius + radius * 1.0e-3 + (1.0 + size) * 1.0e-6)
-}
-
-/// The best ray candidate so far: its distance, cable index, segment,
-/// position along the segment and the axis point it was measured from.
-#[derive(Debug, Clone, Copy)]
-struct RayCand {
-    t: f32,
-    cable: u32,
-    segment: u32,
-    along: f32,
-    foot: Vec3,
-}
-
-/// One ray's search state.
-struct RayProbe {
-    ray: Ray,
-    best: Option<RayCand>,
-    /// The best distance so far (the ray's `max_dist` before any hit).
-    cutoff: f32,
-}
-
-impl RayProbe {
-    /// Offers a candidate: kept when nearer, or as near with a lower
-    /// (cable, segment).
-    #[inline]
-    fn offer(&mut self, c: RayCand) {
-        if c.t.is_nan() || c.t > self.cutoff {
-            return;
-        }
-        let better = match self.best {
-            None => true,
-            Some(b) => c.t < b.t || (c.t == b.t && (c.cable, c.segment) < (b.cable, b.segment)),
-        };
-        if better {
-            self.best = Some(c);
-            self.cutoff = c.t;
-        }
-    }
-
-    /// Tests segments `segs` of one cable (their bodies, then the round
-    /// ends at their particles).
-    fn chunk(
-        &mut self,
-        cable: u32,
-        radius: f32,
-        pts: &[Vec3],
-        linked: &[bool],
-        segs: std::ops::Range<usize>,
-    ) {
-        let (o, d, r2) = (self.ray.origin, self.ray.dir, radius * radius);
-        for s in segs.clone() {
-            if !linked.get(s).copied().unwrap_or(false) {
-                continue;
-            }
-            let (a, b) = (pts[s], pts[s + 1]);
-            if let Some((t, along)) = ray_cylinder(o, d, a, b, r2) {
-                self.offer(RayCand {
-                    t,
-                    cable,
-                    segment: s as u32,
-                    along,
-                    foot: a + (b - a) * along,
-                });
-            }
-        }
-        // A particle's sphere belongs to the segment before it when that
-        // is intact, else to the one after (the lower wins ties anyway).
-        for i in segs.start..=segs.end {
-            let owner = if i > 0 && linked.get(i - 1).copied().unwrap_or(false) {
-                (i - 1, 1.0)
-            } else if linked.get(i).copied().unwrap_or(false) {
-                (i, 0.0)
-            } else {
-                continue;
-            };
-            let Some(&c) = pts.get(i) else {
-                continue;
-            };
-            if let Some(t) = ray_sphere(o, d, c, r2) {
-                self.offer(RayCand {
-                    t,
-                    cable,
-                    segment: owner.0 as u32,
-                    along: owner.1,
-                    foot: c,
-                });
-            }
-        }
-    }
-}
-
-/// A closest-point candidate.
-#[derive(Debug, Clone, Copy)]
-struct PointCand {
-    d2: f32,
-    cable: u32,
-    segment: u32,
-    along: f32,
-    point: Vec3,
-}
-
-impl PointCand {
-    /// The total order candidates are ranked by.
-    #[inline]
-    fn key(&self) -> (f32, u32, u32) {
-        (self.d2, self.cable, self.segment)
-    }
 }
