@@ -2,8 +2,9 @@
 //! broad phase between cables and colliders.
 //!
 //! The tree is rebuilt from scratch once per substep (a few hundred
-//! colliders take microseconds) by median splits along the longest axis;
-//! ties are broken by item id, so the tree depends on the boxes alone.
+//! colliders take microseconds) by median splits along the longest axis
+//! (O(n log n)); ties are broken by item id, so the tree depends on the
+//! boxes alone.
 
 use glam::Vec3;
 
@@ -134,6 +135,14 @@ impl Aabb {
     }
 }
 
+/// The order of a split along `axis`: box centre, then id.
+#[inline]
+fn split_order(a: &(Aabb, u32), b: &(Aabb, u32), axis: usize) -> std::cmp::Ordering {
+    let ca = a.0.min[axis] + a.0.max[axis];
+    let cb = b.0.min[axis] + b.0.max[axis];
+    ca.total_cmp(&cb).then(a.1.cmp(&b.1))
+}
+
 /// Most items in one leaf.
 const LEAF_SIZE: usize = 4;
 
@@ -181,14 +190,19 @@ impl Bvh {
             return;
         }
         let mut scratch = std::mem::take(&mut self.scratch);
-        self.build_node(&mut scratch);
+        self.build_node(&mut scratch, None);
         self.scratch = scratch;
     }
 
-    fn build_node(&mut self, items: &mut [(Aabb, u32)]) -> usize {
+    /// Builds the node over `items`, split from its parent along
+    /// `parent_axis` (`None` at the root).
+    fn build_node(&mut self, items: &mut [(Aabb, u32)], parent_axis: Option<usize>) -> usize {
         let aabb = items.iter().fold(Aabb::EMPTY, |a, (b, _)| a.union(*b));
         let me = self.nodes.len();
         if items.len() <= LEAF_SIZE {
+            if let Some(axis) = parent_axis {
+                items.sort_unstable_by(|a, b| split_order(a, b, axis));
+            }
             self.nodes.push(Node {
                 aabb,
                 first_or_right: self.items.len() as u32,
@@ -210,17 +224,72 @@ impl Bvh {
         } else {
             2
         };
-        items.sort_unstable_by(|(a, ia), (b, ib)| {
-            let ca = a.min[axis] + a.max[axis];
-            let cb = b.min[axis] + b.max[axis];
-            ca.total_cmp(&cb).then(ia.cmp(ib))
-        });
+        // A median split: the half below the median (centre, then id: a
+        // total order) goes left. Partitioning (O(n)) instead of sorting
+        // leaves each half's order unspecified, so a leaf sorts its items
+        // by its parent's order: the tree, items' order included, is the
+        // one sorting at every level gives.
         let mid = items.len() / 2;
+        items.select_nth_unstable_by(mid, |a, b| split_order(a, b, axis));
         let (left, right) = items.split_at_mut(mid);
-        self.build_node(left);
-        let r = self.build_node(right);
+        self.build_node(left, Some(axis));
+        let r = self.build_node(right, Some(axis));
         self.nodes[me].first_or_right = r as u32;
         me
+    }
+
+    /// Moves the boxes of the items to `box_of(id)` and grows or shrinks
+    /// every node to fit, keeping the tree's shape: O(n), for items that
+    /// moved a little since [`Bvh::build`]. Queries stay exact; only their
+    /// speed suffers when items moved far (rebuild then). Ids must be those
+    /// of the last build.
+    ///
+    /// # Example
+    /// ```
+    /// use cable_core::{Aabb, Bvh};
+    /// use glam::Vec3;
+    ///
+    /// let at = |x: f32| Aabb::new(Vec3::new(x, 0.0, 0.0), Vec3::new(x + 0.5, 1.0, 1.0));
+    /// let mut bvh = Bvh::default();
+    /// bvh.build(&(0..10).map(|i| (at(i as f32), i)).collect::<Vec<_>>());
+    /// bvh.refit(|id| at(id as f32 + 100.0)); // everything moved 100 m along x
+    /// let mut hits = Vec::new();
+    /// bvh.query(&at(103.0), |id| hits.push(id));
+    /// assert_eq!(hits, [3]);
+    /// ```
+    pub fn refit(&mut self, mut box_of: impl FnMut(u32) -> Aabb) {
+        for (b, id) in &mut self.items {
+            *b = box_of(*id);
+        }
+        // Children follow their parent in `nodes`, so a reverse pass sees
+        // every child before its parent.
+        for at in (0..self.nodes.len()).rev() {
+            let node = self.nodes[at];
+            self.nodes[at].aabb = if node.count > 0 {
+                let first = node.first_or_right as usize;
+                self.items[first..first + node.count as usize]
+                    .iter()
+                    .fold(Aabb::EMPTY, |a, (b, _)| a.union(*b))
+            } else {
+                let (l, r) = (at + 1, node.first_or_right as usize);
+                self.nodes[l].aabb.union(self.nodes[r].aabb)
+            };
+        }
+    }
+
+    /// The sum of the half surface areas (xy + yz + zx) of every node, m²:
+    /// proportional to how many nodes a random ray visits (the surface
+    /// area heuristic), so its growth after [`Bvh::refit`] tells when a
+    /// rebuild pays. 0 for an empty tree.
+    #[must_use]
+    pub fn cost(&self) -> f32 {
+        self.nodes
+            .iter()
+            .map(|n| {
+                let e = (n.aabb.max - n.aabb.min).max(Vec3::ZERO);
+                e.x * e.y + e.y * e.z + e.z * e.x
+            })
+            .sum()
     }
 
     /// Calls `f` with the id of every box that overlaps `q`, each once, in
@@ -256,6 +325,99 @@ impl Bvh {
         }
     }
 
+    /// Visits the items nearest first, for a query that keeps its best
+    /// answer so far (a ray's first hit, a point's nearest neighbour).
+    ///
+    /// `bound(b)` is a lower bound on the key (a ray distance, a squared
+    /// distance) of anything inside box `b`, or `None` when nothing in it
+    /// can be reached. Nodes and items whose bound exceeds the current
+    /// cutoff are skipped; `item(id)` tests one item whose bound does not,
+    /// and returns the new cutoff (the best key so far). Items whose bound
+    /// *equals* the cutoff are still visited, so a caller can break ties
+    /// between equal keys by id. A `NaN` bound never passes. The order of
+    /// the visit depends on the tree and the bounds alone.
+    ///
+    /// # Example
+    /// ```
+    /// use cable_core::{Aabb, Bvh};
+    /// use glam::Vec3;
+    ///
+    /// let boxes: Vec<(Aabb, u32)> = (0..100)
+    ///     .map(|i| (Aabb::new(Vec3::new(i as f32, 0.0, 0.0), Vec3::new(i as f32 + 0.5, 1.0, 1.0)), i))
+    ///     .collect();
+    /// let mut bvh = Bvh::default();
+    /// bvh.build(&boxes);
+    /// // The box nearest to a point: squared distances as keys.
+    /// let p = Vec3::new(41.8, 0.5, 0.5);
+    /// let dist2 = |b: &Aabb| Some((b.min - p).max(p - b.max).max(Vec3::ZERO).length_squared());
+    /// let mut best = (f32::INFINITY, u32::MAX);
+    /// bvh.visit_nearest(f32::INFINITY, dist2, |id| {
+    ///     let d = dist2(&boxes[id as usize].0).unwrap_or(f32::INFINITY);
+    ///     if (d, id) < best {
+    ///         best = (d, id);
+    ///     }
+    ///     best.0
+    /// });
+    /// assert_eq!(best.1, 42);
+    /// ```
+    pub fn visit_nearest(
+        &self,
+        mut cutoff: f32,
+        mut bound: impl FnMut(&Aabb) -> Option<f32>,
+        mut item: impl FnMut(u32) -> f32,
+    ) {
+        let Some(root) = self.nodes.first() else {
+            return;
+        };
+        let passes = |key: Option<f32>, cutoff: f32| key.filter(|&k| k <= cutoff);
+        let Some(key) = passes(bound(&root.aabb), cutoff) else {
+            return;
+        };
+        // As in `query`: the depth of a median-split tree is far below 64,
+        // and each level leaves at most one sibling on the stack.
+        let mut stack = [(0u32, 0.0f32); 64];
+        stack[0] = (0, key);
+        let mut top = 1;
+        while top > 0 {
+            top -= 1;
+            let (at, key) = stack[top];
+            if key > cutoff {
+                continue; // the cutoff shrank since this node was pushed
+            }
+            let node = &self.nodes[at as usize];
+            if node.count > 0 {
+                let first = node.first_or_right as usize;
+                for (b, id) in &self.items[first..first + node.count as usize] {
+                    if passes(bound(b), cutoff).is_some() {
+                        cutoff = item(*id);
+                    }
+                }
+                continue;
+            }
+            let (left, right) = (at + 1, node.first_or_right);
+            let kl = passes(bound(&self.nodes[left as usize].aabb), cutoff);
+            let kr = passes(bound(&self.nodes[right as usize].aabb), cutoff);
+            // Push the farther child first so the nearer is visited first;
+            // on equal keys the left child goes first.
+            let mut push = |n: u32, k: Option<f32>| {
+                if let Some(k) = k {
+                    stack[top] = (n, k);
+                    top += 1;
+                }
+            };
+            match (kl, kr) {
+                (Some(l), Some(r)) if r < l => {
+                    push(left, kl);
+                    push(right, kr);
+                }
+                _ => {
+                    push(right, kr);
+                    push(left, kl);
+                }
+            }
+        }
+    }
+
     /// True when the tree holds nothing.
     #[inline]
     #[must_use]
@@ -280,7 +442,78 @@ mod tests {
             })
     }
 
+    /// The build before partitioning: a full sort at every level.
+    fn sorted_build(out: &mut Vec<(Aabb, u32, u32, u32)>, items: &mut [(Aabb, u32)]) -> usize {
+        let aabb = items.iter().fold(Aabb::EMPTY, |a, (b, _)| a.union(*b));
+        let me = out.len();
+        out.push((aabb, 0, 0, 0));
+        if items.len() <= LEAF_SIZE {
+            let ids = items
+                .iter()
+                .fold(0u32, |h, (_, id)| h.wrapping_mul(31).wrapping_add(*id));
+            out[me] = (aabb, items.len() as u32, ids, 0);
+            return me;
+        }
+        let ext = aabb.max - aabb.min;
+        let axis = if ext.x >= ext.y && ext.x >= ext.z {
+            0
+        } else if ext.y >= ext.z {
+            1
+        } else {
+            2
+        };
+        items.sort_unstable_by(|a, b| split_order(a, b, axis));
+        let mid = items.len() / 2;
+        let (left, right) = items.split_at_mut(mid);
+        sorted_build(out, left);
+        let r = sorted_build(out, right);
+        out[me].3 = r as u32;
+        me
+    }
+
     proptest! {
+        /// Partitioning builds the very tree full sorts built, leaves'
+        /// item order included (collider queries report in that order).
+        #[test]
+        fn build_matches_the_full_sort_build(boxes in prop::collection::vec(aabb(), 0..200)) {
+            let mut tagged: Vec<(Aabb, u32)> = boxes.iter().copied().zip(0..).collect();
+            let mut bvh = Bvh::default();
+            bvh.build(&tagged);
+            let got: Vec<_> = bvh.nodes.iter().map(|n| {
+                if n.count > 0 {
+                    let f = n.first_or_right as usize;
+                    let items = &bvh.items[f..f + n.count as usize];
+                    let ids = items.iter().fold(0u32, |h, (_, id)| h.wrapping_mul(31).wrapping_add(*id));
+                    (n.aabb, n.count, ids, 0)
+                } else {
+                    (n.aabb, 0, 0, n.first_or_right)
+                }
+            }).collect();
+            let mut want = Vec::new();
+            if !tagged.is_empty() {
+                sorted_build(&mut want, &mut tagged);
+            }
+            prop_assert_eq!(got, want);
+        }
+
+        /// A refitted tree reports what a tree built on the new boxes does.
+        #[test]
+        fn refit_matches_a_fresh_build(
+            boxes in prop::collection::vec((aabb(), aabb()), 0..80),
+            q in aabb(),
+        ) {
+            let old: Vec<(Aabb, u32)> = boxes.iter().map(|b| b.0).zip(0..).collect();
+            let new: Vec<(Aabb, u32)> = boxes.iter().map(|b| b.1).zip(0..).collect();
+            let mut bvh = Bvh::default();
+            bvh.build(&old);
+            bvh.refit(|id| new[id as usize].0);
+            let mut got = Vec::new();
+            bvh.query(&q, |id| got.push(id));
+            got.sort_unstable();
+            let want: Vec<u32> = new.iter().filter(|(b, _)| b.overlaps(&q)).map(|(_, i)| *i).collect();
+            prop_assert_eq!(got, want);
+        }
+
         /// The tree reports exactly the overlapping boxes, each once.
         #[test]
         fn query_matches_brute_force(boxes in prop::collection::vec(aabb(), 0..80), q in aabb()) {
@@ -292,6 +525,33 @@ mod tests {
             got.sort_unstable();
             let want: Vec<u32> = tagged.iter().filter(|(b, _)| b.overlaps(&q)).map(|(_, i)| *i).collect();
             prop_assert_eq!(got, want);
+        }
+
+        /// Nearest-first visits find the nearest box (lowest id on ties),
+        /// as a scan of every box does.
+        #[test]
+        fn visit_nearest_matches_brute_force(
+            boxes in prop::collection::vec(aabb(), 0..80),
+            p in (-12.0f32..12.0, -12.0f32..12.0, -12.0f32..12.0),
+        ) {
+            let p = Vec3::new(p.0, p.1, p.2);
+            let tagged: Vec<(Aabb, u32)> = boxes.iter().copied().zip(0..).collect();
+            let mut bvh = Bvh::default();
+            bvh.build(&tagged);
+            let dist2 = |b: &Aabb| (b.min - p).max(p - b.max).max(Vec3::ZERO).length_squared();
+            let mut best = (f32::INFINITY, u32::MAX);
+            bvh.visit_nearest(f32::INFINITY, |b| Some(dist2(b)), |id| {
+                let d = dist2(&tagged[id as usize].0);
+                if (d, id) < best {
+                    best = (d, id);
+                }
+                best.0
+            });
+            let want = tagged
+                .iter()
+                .map(|(b, id)| (dist2(b), *id))
+                .fold((f32::INFINITY, u32::MAX), |a, b| if b < a { b } else { a });
+            prop_assert_eq!(best, want);
         }
     }
 }

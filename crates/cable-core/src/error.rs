@@ -79,6 +79,17 @@ pub enum CableError {
         /// What is wrong, e.g. "rows 40..60 lie outside the 50 rows of the columns".
         reason: String,
     },
+    /// An entry of a list was refused, for example the fourth point of a
+    /// batch of queries: `points[3].y: must be a finite number, got NaN`.
+    #[error("{list}[{index}].{source}")]
+    InList {
+        /// The list, e.g. "points".
+        list: &'static str,
+        /// Index of the refused entry.
+        index: usize,
+        /// Why it was refused; its field names the part of the entry.
+        source: Box<CableError>,
+    },
     /// A particle index lies outside the cable.
     #[error("particle index {index} is out of range for a cable of {len} particles")]
     ParticleOutOfRange {

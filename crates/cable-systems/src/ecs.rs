@@ -103,6 +103,7 @@ use hecs::{Entity, World};
 
 use crate::params::SolverParams;
 use crate::step::Stepper;
+use crate::trace::span;
 
 // Save and restore of the layer's own state: a child module, so it sees
 // the private fields.
@@ -599,13 +600,9 @@ impl<S: TransformSource> CableWorld<S> {
     /// [`CableWorld::pool_mut`]: specs are checked when spawned); no
     /// substep runs.
     pub fn step(&mut self, world: &mut World, dt: f32) -> Result<u32, CableError> {
+        span!("cable.ecs.step");
         self.report.clear();
-        self.drop_lost_cables(world);
-        self.spawn_cables(world);
-        self.free_despawned(world);
-        self.sync_colliders(world);
-        self.resolve_attachments(world);
-        self.sync_controls(world);
+        self.sync(world);
         let motions = &self.motions;
         let n = if motions.is_empty() {
             // Nothing to interpolate: the layout runs the frame in one batch.
@@ -719,7 +716,19 @@ impl<S: TransformSource> CableWorld<S> {
         }
     }
 
+    /// The phases before the step: entities to pool.
+    fn sync(&mut self, world: &mut World) {
+        span!("cable.ecs.sync");
+        self.drop_lost_cables(world);
+        self.spawn_cables(world);
+        self.free_despawned(world);
+        self.sync_colliders(world);
+        self.resolve_attachments(world);
+        self.sync_controls(world);
+    }
+
     fn spawn_cables(&mut self, world: &mut World) {
+        span!("cable.ecs.spawn");
         self.spawned.clear();
         let substep = self.stepper.params().substep;
         for (entity, spec) in world
@@ -874,6 +883,7 @@ impl<S: TransformSource> CableWorld<S> {
     /// behind the ECS's back, adds colliders for new (and lost) collider
     /// entities, and poses every collider from its entity's transform.
     fn sync_colliders(&mut self, world: &mut World) {
+        span!("cable.ecs.colliders");
         let Self {
             pool,
             colliders,
@@ -931,6 +941,7 @@ impl<S: TransformSource> CableWorld<S> {
     }
 
     fn resolve_attachments(&mut self, world: &mut World) {
+        span!("cable.ecs.attachments");
         self.motions.clear();
         self.freed.clear();
         let Self {
@@ -1057,6 +1068,7 @@ impl<S: TransformSource> CableWorld<S> {
     }
 
     fn write_back(&mut self, world: &mut World) {
+        span!("cable.ecs.write_back");
         for (body, out) in world.query_mut::<(&CableBody, &mut CableParticles)>() {
             if let Ok(pos) = self.pool.positions(body.handle) {
                 out.positions.clear();

@@ -210,6 +210,7 @@ impl LayoutState {
         if n == 0 {
             return;
         }
+        crate::trace::span!("cable.layout", substeps = n);
         pool.wake_near_collider_changes();
         self.advance_awake(layout, pool, params, n, stages);
         if stages == Stages::ALL {
@@ -286,6 +287,7 @@ impl LayoutState {
         n: u32,
         stages: Stages,
     ) {
+        crate::trace::layout_span!(layout);
         let track = self.track;
         match layout {
             Layout::Aos => aos::advance(&mut self.aos, pool, params, n, stages, track),

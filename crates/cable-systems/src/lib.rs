@@ -17,6 +17,8 @@
 //!   use; [`socket`]: transforms on a cable; [`snapshot`]: lock-free render hand-off;
 //! - `save` (feature `serde`, on by default): save and restore the pool and
 //!   the stepper, bitwise.
+//! - [`query`]: ray casts and closest points against the cables' tubes;
+//! - [`trace`]: profiler spans (feature `tracing`).
 //!
 //! # Example
 //! ```
@@ -49,6 +51,7 @@ pub mod layout;
 pub mod mesh;
 pub mod narrow;
 pub mod params;
+pub mod query;
 pub mod rod;
 #[cfg(feature = "serde")]
 pub mod save;
@@ -57,6 +60,7 @@ pub mod snapshot;
 pub mod socket;
 pub mod step;
 pub mod tension;
+pub mod trace;
 
 pub use layout::{Layout, ParseLayoutError, Stages};
 pub use params::{ParseSolverError, Solver, SolverParams};

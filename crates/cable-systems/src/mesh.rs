@@ -70,6 +70,7 @@ pub fn build_meshes(
     options: &MeshOptions,
     out: &mut MeshBuffers,
 ) -> Result<(), CableError> {
+    crate::trace::span!("cable.mesh");
     out.layout(
         pool.handles().map(|h| {
             // Handles come from the pool itself, so both look-ups succeed.

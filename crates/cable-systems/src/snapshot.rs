@@ -149,6 +149,7 @@ impl SnapshotPublisher {
         time: f64,
         mesh: Option<&MeshBuffers>,
     ) -> bool {
+        crate::trace::span!("cable.snapshot.publish");
         self.input
             .input_buffer_mut()
             .capture(pool, frame, time, mesh);

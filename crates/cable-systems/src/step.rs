@@ -8,6 +8,7 @@ use cable_core::{CableError, CableHandle, CableMut, ParticlePool};
 use crate::kernel::advance_cable;
 use crate::layout::{Layout, LayoutState, Stages};
 use crate::params::SolverParams;
+use crate::trace::span;
 
 /// Runs one substep on one cable in the pool's columns (the one-lane
 /// kernel, [`crate::kernel::substep`]). The pool's colliders must have been
@@ -23,6 +24,7 @@ pub fn substep_cable(c: &mut CableMut<'_>, params: &SolverParams) {
 /// and to one substep of every [`Layout`]. First prepares the pool's
 /// colliders for the substep ([`cable_core::ColliderSet::prepare`]).
 pub fn substep(pool: &mut ParticlePool, params: &SolverParams) {
+    span!("cable.substep");
     pool.colliders_mut().prepare();
     pool.par_for_each_cable(|mut c| substep_cable(&mut c, params));
 }
@@ -144,6 +146,7 @@ impl Stepper {
     /// does not move the cables forward in time). Does not check the pool,
     /// as [`Stepper::run_substeps`].
     pub fn run_stages(&mut self, pool: &mut ParticlePool, n: u32, stages: Stages) {
+        span!("cable.run_substeps", substeps = n);
         self.state.torn.clear();
         self.state
             .advance(self.layout, pool, &self.params, n, stages);
@@ -259,6 +262,7 @@ impl Stepper {
     /// [`Stepper::validate_pool`] (the pool and the accumulator are
     /// untouched).
     pub fn advance(&mut self, pool: &mut ParticlePool, frame_dt: f32) -> Result<u32, CableError> {
+        span!("cable.step");
         self.validate_pool(pool)?;
         let n = self.frame_substeps(frame_dt)?;
         self.state.torn.clear();
@@ -308,6 +312,7 @@ impl Stepper {
     where
         F: FnMut(&mut ParticlePool, u32, u32),
     {
+        span!("cable.step");
         self.validate_pool(pool)?;
         let n = self.frame_substeps(frame_dt)?;
         self.state.torn.clear();

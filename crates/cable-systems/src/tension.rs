@@ -96,6 +96,7 @@ pub(crate) fn break_overloaded(
     t: &mut Vec<f32>,
     torn: &mut Vec<(CableHandle, usize)>,
 ) -> usize {
+    crate::trace::span!("cable.break");
     let mut broke = 0;
     handles.clear();
     handles.extend(pool.handles());
