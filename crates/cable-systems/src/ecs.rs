@@ -868,11 +868,12 @@ impl<S: TransformSource> CableWorld<S> {
                         (Some(from), Some(to)) => {
                             // A jump beyond the cable's teleport thresholds
                             // moves the cable at once (no interpolation).
-                            let turn = if teleported || followed.is_none() || state.followed != followed {
-                                Quat::IDENTITY
-                            } else {
-                                rotation * state.rotation.conjugate()
-                            };
+                            let turn =
+                                if teleported || followed.is_none() || state.followed != followed {
+                                    Quat::IDENTITY
+                                } else {
+                                    rotation * state.rotation.conjugate()
+                                };
                             let jumped = (from != to || turn != Quat::IDENTITY)
                                 && pool
                                     .teleport_attachment(t.handle, end, to, turn)

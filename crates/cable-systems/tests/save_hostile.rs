@@ -301,7 +301,10 @@ fn hand_edited_saves_are_refused_naming_the_place() {
         "stepper.params: iterations",
     );
     refused(|v| s(v)["layout"] = json!("gpu"), "unknown variant `gpu`");
-    refused(|v| s(v)["substeps_run"] = json!(u64::MAX), "stepper.substeps_run: must be at most 2^53");
+    refused(
+        |v| s(v)["substeps_run"] = json!(u64::MAX),
+        "stepper.substeps_run: must be at most 2^53",
+    );
 }
 
 #[test]
