@@ -1074,21 +1074,23 @@ impl ParticlePool {
     ) -> Result<(), CableError> {
         if let Some(t) = target {
             check_vec3("attachment target", t)?;
-            if self.teleport_attachment(handle, end, t, glam::Quat::IDENTITY)? {
+        }
+        let i = self.record_index(handle)?;
+        if let Some(t) = target {
+            // Only cables with a threshold pay for the check.
+            if self.cables[i].params.teleport_distance.is_some()
+                && self.teleport_record(i, end, t, glam::Quat::IDENTITY)?
+            {
                 return Ok(());
             }
         }
-        self.attach_end(handle, end, target)
+        self.attach_end(i, end, target);
+        Ok(())
     }
 
-    /// [`ParticlePool::set_attachment`] without the teleport check.
-    fn attach_end(
-        &mut self,
-        handle: CableHandle,
-        end: End,
-        target: Option<Vec3>,
-    ) -> Result<(), CableError> {
-        let i = self.record_index(handle)?;
+    /// [`ParticlePool::set_attachment`] of record `i` (live), without the
+    /// teleport check.
+    fn attach_end(&mut self, i: usize, end: End, target: Option<Vec3>) {
         if self.cables[i].attach[end.slot()] != target {
             self.wake_record(i);
         }
@@ -1114,7 +1116,6 @@ impl ParticlePool {
         if changed {
             self.refresh_rows(i);
         }
-        Ok(())
     }
 
     /// Moves a whole cable rigidly by `offset` (positions and previous

@@ -85,6 +85,18 @@ impl ParticlePool {
         check_vec3("target", target)?;
         let turn = check_rotation("turn", turn)?;
         let i = self.record_index(handle)?;
+        self.teleport_record(i, end, target, turn)
+    }
+
+    /// [`ParticlePool::teleport_attachment`] of live record `i`, with a
+    /// checked `target` and a unit `turn`.
+    pub(super) fn teleport_record(
+        &mut self,
+        i: usize,
+        end: End,
+        target: Vec3,
+        turn: Quat,
+    ) -> Result<bool, CableError> {
         let rec = &self.cables[i];
         let Some(from) = rec.attach[end.slot()] else {
             return Ok(false);
@@ -157,9 +169,10 @@ impl ParticlePool {
             });
         }
         self.touch();
+        self.wake_record(i);
         self.pos[rows.clone()].copy_from_slice(&pos);
         self.prev[rows].copy_from_slice(&prev);
-        self.attach_end(handle, end, Some(target))?;
+        self.attach_end(i, end, Some(target));
         Ok(true)
     }
 }

@@ -234,8 +234,9 @@ impl<'de> Visitor<'de> for StateVisitor {
 /// [`io::BufWriter`]). Call it between frames: after
 /// [`Stepper::advance`] returns, the pool holds the whole state whatever
 /// the layout. The pool is checked first ([`ParticlePool::validate`]), so
-/// a written save always restores. O(particles); a cable of 32 segments
-/// takes about 2 to 3 KB.
+/// a written save always restores. O(particles): about 120 bytes a
+/// particle (a cable of 32 segments takes 4 KB; 330,000 particles save in
+/// 0.2 s and restore in 0.4 s on a 2-core machine, `examples/save_load.rs`).
 ///
 /// # Errors
 /// [`SaveError::Invalid`] when the state cannot be restored as it is (a

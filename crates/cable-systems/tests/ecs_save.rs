@@ -368,3 +368,29 @@ fn issue_12_entity_motion_below_the_thresholds_changes_nothing() {
     };
     assert!(run(true) == run(false));
 }
+
+#[test]
+fn switching_to_a_turned_entity_is_no_turn() {
+    // The rope's start moves from the hand to the post, turned half a turn
+    // and put where the hand was: a new target, not a turn of the old one.
+    let run = |teleport: bool| {
+        let mut world = World::new();
+        let e = spawn(&mut world, 0, teleport);
+        *world.get::<&mut Transform>(e.post).unwrap() = Transform {
+            translation: Vec3::new(0.0, 3.0, 0.0),
+            rotation: Quat::from_rotation_y(std::f32::consts::PI),
+        };
+        let mut cables = CableWorld::new(SolverParams::default()).unwrap();
+        for f in 0..60 {
+            if f == 30 {
+                world.get::<&mut CableAttachments>(e.rope).unwrap().start = AttachTarget::Entity {
+                    entity: e.post,
+                    offset: Vec3::new(-0.5, 0.0, 0.0),
+                };
+            }
+            cables.step(&mut world, DT).unwrap();
+        }
+        bits(&world, &cables, e)
+    };
+    assert!(run(true) == run(false));
+}
