@@ -43,8 +43,10 @@ struct SetOut<'a> {
     id: u32,
     slots: &'a [ColliderSlot],
     free: &'a [u32],
-    /// Regions of collider changes sleeping cables have not yet seen.
-    changes: &'a [Aabb],
+    /// Regions of collider changes sleeping cables have not yet seen
+    /// (clamped to ±f32::MAX: JSON has no infinity, and a plane's region
+    /// is all of space).
+    changes: Vec<Aabb>,
 }
 
 #[derive(Deserialize)]
@@ -63,7 +65,14 @@ impl Serialize for ColliderSet {
             id: self.id,
             slots: &self.slots,
             free: &self.free,
-            changes: &self.changes,
+            changes: self
+                .changes
+                .iter()
+                .map(|a| Aabb {
+                    min: a.min.clamp(Vec3::splat(f32::MIN), Vec3::splat(f32::MAX)),
+                    max: a.max.clamp(Vec3::splat(f32::MIN), Vec3::splat(f32::MAX)),
+                })
+                .collect(),
         }
         .serialize(s)
     }

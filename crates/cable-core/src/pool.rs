@@ -94,7 +94,7 @@ pub(crate) struct CableRecord {
 }
 
 /// Whether a cable sleeps or is hidden, and how long it has been still.
-#[derive(Debug, Clone, Copy, Default)]
+#[derive(Debug, Clone, Copy)]
 #[cfg_attr(
     feature = "serde",
     derive(serde::Serialize, serde::Deserialize),
@@ -109,6 +109,22 @@ pub(crate) struct SleepState {
     /// While asleep: the cable's bounds grown by its radius and
     /// [`WAKE_MARGIN`]; a collider change there wakes it.
     pub(crate) bounds: Aabb,
+}
+
+impl Default for SleepState {
+    /// Awake, shown, not still; bounds empty but finite (saves are JSON,
+    /// which has no infinity).
+    fn default() -> Self {
+        Self {
+            still: 0.0,
+            asleep: false,
+            hidden: false,
+            bounds: Aabb {
+                min: Vec3::ZERO,
+                max: Vec3::ZERO,
+            },
+        }
+    }
 }
 
 /// Distance beyond a sleeping cable's surface within which a collider
