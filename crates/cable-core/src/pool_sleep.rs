@@ -12,6 +12,7 @@ const SLEEP_GRAIN: usize = 64;
 
 impl ParticlePool {
     /// Recounts the cables that may sleep and those asleep (after a restore).
+    #[cfg_attr(not(feature = "serde"), allow(dead_code))]
     pub(super) fn recount_sleep(&mut self) {
         let live = self.cables.iter().filter(|r| r.alive);
         self.sleepy = live.clone().filter(|r| r.sleepy()).count();

@@ -101,9 +101,9 @@ pub fn draw_frame(canvas: &mut impl Canvas, frame: &Frame, proj: &Projection) {
             index,
             radius: c.radius,
         };
-        for p in &c.points {
+        for p in c.drawn_points() {
             if p.is_finite() {
-                run.push(proj.project(*p));
+                run.push(proj.project(p));
             } else {
                 if run.len() > 1 {
                     canvas.draw_polyline(&run, pen);

@@ -10,8 +10,8 @@ use crate::shape::{Shape, shapes_of};
 /// One cable of a [`Frame`].
 ///
 /// # Invariant
-/// `pinned` has one entry per point; `rest` has one entry per segment
-/// (`points.len() - 1`).
+/// `pinned` has one entry per point; `rest` and `intact` have one entry per
+/// segment (`points.len() - 1`).
 #[derive(Debug, Clone, PartialEq)]
 pub struct CableFrame {
     /// Particle positions, metres.
@@ -22,6 +22,15 @@ pub struct CableFrame {
     pub rest: Vec<f32>,
     /// Cable radius, metres.
     pub radius: f32,
+    /// Whether each segment is intact: a segment that broke
+    /// (`break_tension`, `ParticlePool::break_segment`) is `false`, and the
+    /// views leave a gap there.
+    pub intact: Vec<bool>,
+    /// Tension of each segment, newtons, when the caller measured it
+    /// (`cable_systems::tension::segment_tensions`); empty otherwise. A
+    /// still coloured by tension ([`crate::SvgOptions::tension_scale`])
+    /// reads it.
+    pub tension: Vec<f32>,
 }
 
 impl CableFrame {
@@ -44,11 +53,36 @@ impl CableFrame {
             .map(|i| (i == 0 && pin_start) || (i + 1 == n && pin_end))
             .collect();
         Self {
+            intact: vec![true; n.saturating_sub(1)],
+            tension: Vec::new(),
             points,
             pinned,
             rest,
             radius,
         }
+    }
+
+    /// The points as drawn: the particles in order, with a NaN point
+    /// between the two ends of each broken segment (the views lift the pen
+    /// at non-finite points, so the gap shows).
+    ///
+    /// # Example
+    /// ```
+    /// use cable_debug::CableFrame;
+    /// use glam::Vec3;
+    /// let mut c = CableFrame::from_points(vec![Vec3::ZERO, Vec3::X, Vec3::Y], true, false, 0.05);
+    /// c.intact[0] = false;
+    /// let drawn: Vec<Vec3> = c.drawn_points().collect();
+    /// assert_eq!(drawn.len(), 4);
+    /// assert!(drawn[1].is_nan());
+    /// ```
+    pub fn drawn_points(&self) -> impl Iterator<Item = Vec3> + '_ {
+        self.points.iter().enumerate().flat_map(|(i, &p)| {
+            let gap = i > 0 && !self.intact.get(i - 1).copied().unwrap_or(true);
+            gap.then_some(Vec3::NAN)
+                .into_iter()
+                .chain(std::iter::once(p))
+        })
     }
 
     /// Strain of each segment: `|p[i+1] − p[i]| / rest[i] − 1` (0 = rest
@@ -101,11 +135,18 @@ impl Frame {
                 let rest = pool.rest_lengths(h).ok()?;
                 let rest = rest[..rest.len().saturating_sub(1)].to_vec();
                 let radius = pool.params(h).ok()?.radius;
+                let rows = pool.row_consts(h).ok()?;
+                let intact = rows[..rows.len().saturating_sub(1)]
+                    .iter()
+                    .map(|k| k.linked)
+                    .collect();
                 Some(CableFrame {
                     points,
                     pinned,
                     rest,
                     radius,
+                    intact,
+                    tension: Vec::new(),
                 })
             })
             .collect();
@@ -133,6 +174,16 @@ impl Frame {
             .iter()
             .enumerate()
             .try_for_each(|(i, s)| s.validate(i))
+    }
+
+    /// Sets each cable's segment tensions, newtons (one list per cable, in
+    /// the frame's cable order), for a still coloured by tension.
+    #[must_use]
+    pub fn with_tensions(mut self, tensions: &[Vec<f32>]) -> Self {
+        for (c, t) in self.cables.iter_mut().zip(tensions) {
+            c.tension.clone_from(t);
+        }
+        self
     }
 
     /// Number of particles that are NaN or infinite (they are not drawn).
@@ -258,6 +309,12 @@ impl Recorder {
             self.frames.push(frame);
             self.last_kept = true;
         }
+    }
+
+    /// The last recorded frame, to add what a capture does not hold
+    /// (such as [`Frame::with_tensions`]' tensions).
+    pub fn last_frame_mut(&mut self) -> Option<&mut Frame> {
+        self.frames.last_mut()
     }
 
     /// The recorded frames, oldest first.

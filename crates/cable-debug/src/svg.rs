@@ -40,6 +40,11 @@ pub struct SvgOptions {
     pub strain_scale: StrainScale,
     /// Thinnest drawn cable, pixels (0.1..=50), so thin cables stay visible.
     pub min_stroke_px: f32,
+    /// With `strain`: colour by tension instead, full red at this many
+    /// newtons (greater than 0, at most 1e12), from each cable's
+    /// [`crate::CableFrame::tension`] (a segment without one is black).
+    /// `None` (the default): by strain.
+    pub tension_scale: Option<f32>,
 }
 
 impl Default for SvgOptions {
@@ -52,6 +57,7 @@ impl Default for SvgOptions {
             strain: false,
             strain_scale: StrainScale::default(),
             min_stroke_px: 1.5,
+            tension_scale: None,
         }
     }
 }
@@ -109,6 +115,14 @@ impl SvgOptions {
                 ));
             }
             StrainScale::Fixed(_) | StrainScale::Largest => {}
+        }
+        if let Some(t) = self.tension_scale {
+            if !(t.is_finite() && t > 0.0 && t <= 1.0e12) {
+                return Err(RenderError::option(
+                    "tension_scale",
+                    format!("must be greater than 0 and at most 1e12 newtons, got {t}"),
+                ));
+            }
         }
         Ok(())
     }
@@ -194,7 +208,7 @@ fn still(frame: &Frame, ghosts: &[&Frame], opts: &SvgOptions) -> Result<String, 
         c.out.push_str("<g class=\"ghosts\" fill=\"none\" stroke-linecap=\"round\" stroke-linejoin=\"round\" opacity=\"0.22\">\n");
         for g in ghosts {
             for (i, cable) in g.cables.iter().enumerate() {
-                let d = c.path(cable.points.iter().map(|p| proj.project(*p)));
+                let d = c.path(cable.drawn_points().map(|p| proj.project(p)));
                 let _ = writeln!(
                     c.out,
                     "<path class=\"ghost\" data-time=\"{:.3}\" stroke=\"{}\" stroke-width=\"{}\" d=\"{d}\"/>",
@@ -216,14 +230,26 @@ fn still(frame: &Frame, ghosts: &[&Frame], opts: &SvgOptions) -> Result<String, 
     for (i, cable) in frame.cables.iter().enumerate() {
         let w = c.stroke(cable.radius);
         if let Some(scale) = strain_scale {
+            let colour_scale = opts.tension_scale.unwrap_or(scale);
             let _ = writeln!(
                 c.out,
                 "<g class=\"cable\" data-cable=\"{i}\" stroke-width=\"{}\">",
                 c.num(w)
             );
-            for (seg, e) in cable.points.windows(2).zip(cable.strain()) {
+            for (j, ((seg, strain), &intact)) in cable
+                .points
+                .windows(2)
+                .zip(cable.strain())
+                .zip(&cable.intact)
+                .enumerate()
+            {
+                // By tension (newtons, never negative) or by strain.
+                let e = match opts.tension_scale {
+                    Some(_) => cable.tension.get(j).copied().unwrap_or(f32::NAN),
+                    None => strain,
+                };
                 let (a, b) = (proj.project(seg[0]), proj.project(seg[1]));
-                if !(a.is_finite() && b.is_finite()) {
+                if !(intact && a.is_finite() && b.is_finite()) {
                     continue;
                 }
                 let _ = writeln!(
@@ -233,12 +259,12 @@ fn still(frame: &Frame, ghosts: &[&Frame], opts: &SvgOptions) -> Result<String, 
                     c.num(-a.y),
                     c.num(b.x),
                     c.num(-b.y),
-                    strain_colour(e, scale)
+                    strain_colour(e, colour_scale)
                 );
             }
             c.out.push_str("</g>\n");
         } else {
-            let d = c.path(cable.points.iter().map(|p| proj.project(*p)));
+            let d = c.path(cable.drawn_points().map(|p| proj.project(p)));
             let _ = writeln!(
                 c.out,
                 "<path class=\"cable\" data-cable=\"{i}\" stroke=\"{}\" stroke-width=\"{}\" d=\"{d}\"/>",
@@ -257,7 +283,10 @@ fn still(frame: &Frame, ghosts: &[&Frame], opts: &SvgOptions) -> Result<String, 
     }
     c.out.push_str("</g>\n");
     if let Some(scale) = strain_scale {
-        c.legend(scale);
+        match opts.tension_scale {
+            Some(t) => c.legend(t, true),
+            None => c.legend(scale, false),
+        }
     }
     c.out.push_str("</svg>\n");
     Ok(c.out)
@@ -333,7 +362,7 @@ pub fn render_animation(frames: &[Frame], opts: &SvgOptions) -> Result<String, R
             .map(|f| {
                 f.cables
                     .get(i)
-                    .map(|cb| c.path(cb.points.iter().map(|p| proj.project(*p))))
+                    .map(|cb| c.path(cb.drawn_points().map(|p| proj.project(p))))
                     .unwrap_or_default()
             })
             .collect();
@@ -722,7 +751,9 @@ impl SvgCanvas {
     }
 
     /// The strain legend: a gradient bar from −scale to +scale.
-    fn legend(&mut self, scale: f32) {
+    /// The colour scale: of strain (a fraction), or with `tension` of
+    /// tension in newtons.
+    fn legend(&mut self, scale: f32, tension: bool) {
         let l = self.l;
         let x = l.hi.x + self.px(MARGIN[2] + 24.0);
         let (top, bottom) = (-l.hi.y + self.px(24.0), -l.hi.y + self.px(224.0));
@@ -752,17 +783,31 @@ impl SvgCanvas {
             Vec2::new(x, top - self.px(10.0)),
             13.0,
             "start",
-            "strain",
+            if tension { "tension" } else { "strain" },
             "legend-title",
         );
         let pct = scale * 100.0;
-        for (y, label) in [
-            (top, format!("+{pct:.2} %")),
-            (top + self.px(14.0), "stretched".to_string()),
-            ((top + bottom) * 0.5, "0 (at rest)".to_string()),
-            (bottom - self.px(14.0), "shorter".to_string()),
-            (bottom, format!("\u{2212}{pct:.2} %")),
-        ] {
+        let labels = if tension {
+            [
+                (top, format!("{scale} N")),
+                (top + self.px(14.0), "pulled".to_string()),
+                ((top + bottom) * 0.5, "0 N".to_string()),
+                (bottom - self.px(14.0), String::new()),
+                (bottom, String::new()),
+            ]
+        } else {
+            [
+                (top, format!("+{pct:.2} %")),
+                (top + self.px(14.0), "stretched".to_string()),
+                ((top + bottom) * 0.5, "0 (at rest)".to_string()),
+                (bottom - self.px(14.0), "shorter".to_string()),
+                (bottom, format!("\u{2212}{pct:.2} %")),
+            ]
+        };
+        for (y, label) in labels {
+            if label.is_empty() {
+                continue;
+            }
             self.text(
                 Vec2::new(x + w + self.px(6.0), y + self.px(4.0)),
                 11.0,

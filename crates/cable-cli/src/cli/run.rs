@@ -233,6 +233,14 @@ pub fn run(a: &RunArgs) -> Result<(), CliError> {
     let mut staged = Vec::new();
     if let Some(s) = svg {
         recorder.finish(&pool, stepper.time());
+        // With --tension the still is coloured by the final tensions.
+        if let Some(t) = tensions.measure(&pool, &handles, scene.params.substep)? {
+            if let Some(f) = recorder.last_frame_mut() {
+                for (c, t) in f.cables.iter_mut().zip(t) {
+                    c.tension.clone_from(t);
+                }
+            }
+        }
         staged.push(s.write(&recorder)?);
     }
     if let Some(w) = obj {

@@ -61,12 +61,28 @@ impl SvgOut {
     /// [`Staged::commit`].
     pub fn write(mut self, recorder: &Recorder) -> Result<Staged, CliError> {
         let last = recorder.frames().last().map_or(0.0, |f| f.time);
+        // Tensions in the last frame (`cable run --tension`): colour by
+        // them, full red at the largest.
+        let largest = recorder.frames().last().and_then(|f| {
+            f.cables
+                .iter()
+                .flat_map(|c| c.tension.iter().copied())
+                .filter(|t| t.is_finite())
+                .reduce(f32::max)
+        });
+        let tension_scale = largest.map(|t| t.clamp(1.0e-3, 1.0e12));
         let opts = SvgOptions {
             title: Some(if self.still {
-                format!(
-                    "{}: t = {last:.2} s, segments coloured by strain, earlier frames faint",
-                    self.title
-                )
+                match tension_scale {
+                    Some(t) => format!(
+                        "{}: t = {last:.2} s, segments coloured by tension (red: {t:.3} N), earlier frames faint",
+                        self.title
+                    ),
+                    None => format!(
+                        "{}: t = {last:.2} s, segments coloured by strain, earlier frames faint",
+                        self.title
+                    ),
+                }
             } else {
                 format!(
                     "{}: {:.2} s, {} frames",
@@ -76,6 +92,7 @@ impl SvgOut {
                 )
             }),
             strain: self.still,
+            tension_scale: if self.still { tension_scale } else { None },
             view: self.view,
             ..SvgOptions::default()
         };
