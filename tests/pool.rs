@@ -263,3 +263,31 @@ fn stepper_caps_substeps_and_drops_extra_time() {
         .is_err()
     );
 }
+
+#[test]
+fn set_velocity_is_exact_far_from_the_origin() {
+    // 100 km out the f32 spacing is 7.8 mm, more than 0.1 m/s × 1/60 s:
+    // the previous position alone cannot hold this velocity; with the
+    // carried rounding it is exact.
+    let at = Vec3::new(100_000.0, 0.0, 0.0);
+    let mut pool = ParticlePool::new();
+    let mut d = CableDesc::line(at, at + Vec3::X, 1.0, 4).unwrap();
+    d.attach_start = false;
+    d.attach_end = false;
+    let h = pool.add_cable(&d).unwrap();
+    let (v, dt) = (Vec3::new(0.1, 0.0, -0.05), 1.0 / 60.0);
+    pool.set_velocity(h, v, dt).unwrap();
+    let (p, q, c) = (
+        pool.positions(h).unwrap(),
+        pool.prev_positions(h).unwrap(),
+        pool.carry(h).unwrap(),
+    );
+    for ((p, q), c) in p.iter().zip(q).zip(c) {
+        let got = (*p - *q + *c) / dt;
+        assert!((got - v).length() < 1e-6, "{got} vs {v}");
+        assert!((*p - *q) / dt != v, "the spacing should round it");
+    }
+    // Setting the previous positions by hand sets the velocity: no carry.
+    pool.prev_positions_mut(h).unwrap()[0].x -= 1.0;
+    assert!(pool.carry(h).unwrap().iter().all(|c| *c == Vec3::ZERO));
+}

@@ -159,6 +159,7 @@ impl ParticlePool {
             handle: rec.handle,
             pos: &self.pos[rows.clone()],
             prev: &self.prev[rows.clone()],
+            carry: &self.carry[rows.clone()],
             inv_mass: &self.inv_mass[rows.clone()],
             rest: &self.rest[rows.clone()],
             row_const: &self.row_const[rows],
@@ -179,6 +180,9 @@ pub struct CableRef<'a> {
     pub pos: &'a [Vec3],
     /// Previous positions (Verlet state).
     pub prev: &'a [Vec3],
+    /// What rounding dropped of each particle's last displacement, metres
+    /// ([`ParticlePool::carry`]).
+    pub carry: &'a [Vec3],
     /// Inverse masses; 0 = pinned.
     pub inv_mass: &'a [f32],
     /// Rest length of the segment starting at each row, metres; last entry 0.

@@ -66,6 +66,7 @@ impl ParticlePool {
         let n = self.pos.len();
         for (name, len) in [
             ("prev", self.prev.len()),
+            ("carry", self.carry.len()),
             ("inv_mass", self.inv_mass.len()),
             ("rest", self.rest.len()),
             ("lambda", self.lambda.len()),
@@ -218,6 +219,22 @@ impl ParticlePool {
         finite("pos", &mut self.pos.iter().flat_map(|p| p.to_array()), 3)?;
         finite("prev", &mut self.prev.iter().flat_map(|p| p.to_array()), 3)?;
         finite("lambda", &mut self.lambda.iter().copied(), 1)?;
+        // What rounding dropped from a position within ±1e6 m is at most a
+        // few centimetres; a metre is generous and keeps a damaged save
+        // from giving particles wild speeds.
+        if let Some(i) = self
+            .carry
+            .iter()
+            .position(|c| !(c.is_finite() && c.abs().max_element() <= 1.0))
+        {
+            return Err(bad(
+                format!("carry[{i}]"),
+                format!(
+                    "must be finite and within ±1 m per axis, got {}",
+                    self.carry[i]
+                ),
+            ));
+        }
         finite("lambda_bend", &mut self.lambda_bend.iter().copied(), 1)?;
         finite(
             "lambda_row",

@@ -47,6 +47,7 @@ struct PoolOut<'a> {
     colliders: &'a ColliderSet,
     pos: &'a [Vec3],
     prev: &'a [Vec3],
+    carry: &'a [Vec3],
     inv_mass: &'a [f32],
     rest: &'a [f32],
     kappa0: RowField<'a, f32>,
@@ -67,6 +68,9 @@ struct PoolIn {
     colliders: ColliderSet,
     pos: Vec<Vec3>,
     prev: Vec<Vec3>,
+    /// Absent in saves from before the column existed: zero.
+    #[serde(default)]
+    carry: Vec<Vec3>,
     inv_mass: Vec<f32>,
     rest: Vec<f32>,
     kappa0: Vec<f32>,
@@ -93,6 +97,7 @@ impl Serialize for ParticlePool {
             colliders: &self.colliders,
             pos: &self.pos,
             prev: &self.prev,
+            carry: &self.carry,
             inv_mass: &self.inv_mass,
             rest: &self.rest,
             kappa0: RowField(&self.row_const, |k| k.kappa0),
@@ -149,6 +154,11 @@ impl ParticlePool {
             id: s.id,
             pos: s.pos,
             prev: s.prev,
+            carry: if s.carry.is_empty() {
+                vec![glam::Vec3::ZERO; n]
+            } else {
+                s.carry
+            },
             inv_mass: s.inv_mass,
             rest: s.rest,
             lambda: s.lambda,

@@ -172,7 +172,8 @@ impl ParticlePool {
         for rec in &self.cables {
             if rec.alive && rec.sleep.asleep {
                 let rows = rec.first..rec.first + rec.count;
-                self.prev[rows.clone()].copy_from_slice(&self.pos[rows]);
+                self.prev[rows.clone()].copy_from_slice(&self.pos[rows.clone()]);
+                self.carry[rows].fill(glam::Vec3::ZERO);
             }
         }
         self.touch();

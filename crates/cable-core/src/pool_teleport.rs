@@ -171,7 +171,15 @@ impl ParticlePool {
         self.touch();
         self.wake_record(i);
         self.pos[rows.clone()].copy_from_slice(&pos);
-        self.prev[rows].copy_from_slice(&prev);
+        self.prev[rows.clone()].copy_from_slice(&prev);
+        // The carried rounding is a displacement: it turns with the cable,
+        // and a cable laid at rest has none.
+        for c in &mut self.carry[rows] {
+            *c = match p.teleport_mode {
+                TeleportMode::Move => turn * *c,
+                TeleportMode::Reset => Vec3::ZERO,
+            };
+        }
         self.attach_end(i, end, Some(target));
         Ok(true)
     }

@@ -22,6 +22,9 @@ pub struct AosParticle {
     pub pos: Vec3,
     /// Previous position (Verlet state).
     pub prev: Vec3,
+    /// What rounding dropped of the last displacement, metres
+    /// ([`cable_core::ParticlePool::carry`]).
+    pub carry: Vec3,
     /// Inverse mass, 1/kg; 0 = pinned.
     pub inv_mass: f32,
     /// Rest length of the segment to the next particle, metres (0 on the last).
@@ -41,6 +44,7 @@ impl Default for AosParticle {
         Self {
             pos: Vec3::ZERO,
             prev: Vec3::ZERO,
+            carry: Vec3::ZERO,
             inv_mass: 0.0,
             rest: 0.0,
             lambda: 0.0,
@@ -92,6 +96,14 @@ impl Store<f32> for AosCable {
     #[inline(always)]
     fn set_prev(&mut self, i: usize, p: V3<f32>) {
         self.particles[i].prev = p.into();
+    }
+    #[inline(always)]
+    fn carry(&self, i: usize) -> V3<f32> {
+        self.particles[i].carry.into()
+    }
+    #[inline(always)]
+    fn set_carry(&mut self, i: usize, c: V3<f32>) {
+        self.particles[i].carry = c.into();
     }
     #[inline(always)]
     fn w(&self, i: usize) -> f32 {
@@ -238,6 +250,7 @@ pub fn advance(
             obj.particles.extend((0..c.pos.len()).map(|r| AosParticle {
                 pos: c.pos[r],
                 prev: c.prev[r],
+                carry: c.carry[r],
                 inv_mass: c.inv_mass[r],
                 rest: c.rest[r],
                 lambda: 0.0,
@@ -257,14 +270,16 @@ pub fn advance(
     }
     let cables = &world.cables;
     pool.par_for_each_cable_indexed(|i, c| {
-        for ((p, q), s) in c
+        for (((p, q), e), s) in c
             .pos
             .iter_mut()
             .zip(c.prev.iter_mut())
+            .zip(c.carry.iter_mut())
             .zip(&cables[i].particles)
         {
             *p = s.pos;
             *q = s.prev;
+            *e = s.carry;
         }
         if track || cables[i].params.break_tension.is_some() {
             for ((l, x), s) in c

@@ -655,6 +655,10 @@ impl<L: Lane> Contacts<L> {
             let stuck = len.le(hold);
             let moved = V3::select(stuck, p - slip, p - slip.scale(hold / len));
             st.set_pos(i, V3::select(m, moved, p));
+            // Friction decided this particle's motion: no rounding of the
+            // free motion to carry into the next substep (far from the
+            // origin it would make a stuck cable creep).
+            st.set_carry(i, V3::select(m, V3::zero(), st.carry(i)));
         }
     }
 }

@@ -97,6 +97,11 @@ pub trait Store<L: Lane> {
     fn prev(&self, i: usize) -> V3<L>;
     /// Sets the previous position of row `i`.
     fn set_prev(&mut self, i: usize, p: V3<L>);
+    /// What rounding dropped of particle `i`'s last displacement
+    /// ([`cable_core::ParticlePool::carry`]).
+    fn carry(&self, i: usize) -> V3<L>;
+    /// Sets particle `i`'s carried rounding.
+    fn set_carry(&mut self, i: usize, c: V3<L>);
     /// Inverse mass of row `i`.
     fn w(&self, i: usize) -> L;
     /// Row `i` is free (`w > 0`).
@@ -428,9 +433,20 @@ pub fn integrate<L: Lane, S: Store<L>>(s: &mut S, b: &Block<L>) {
         let f = s.free(i);
         let cur = s.pos(i);
         let q = s.prev(i);
-        let v = (cur - q).scale(keep);
-        s.set_pos(i, V3::select(f, cur + v + b.dacc, cur));
+        // The last displacement in full: what the positions show plus what
+        // rounding them dropped.
+        let v = (cur - q + s.carry(i)).scale(keep);
+        let step = v + b.dacc;
+        let next = cur + step;
+        // What rounding `next` to f32 drops of `step` (Fast2Sum's error
+        // term: exact while |step| ≤ |cur|, and below the rounding of
+        // `step` itself otherwise). Far from the origin a substep's h²·g is
+        // a few spacings of the coordinate; carried, its rounding never
+        // becomes velocity.
+        let lost = step - (next - cur);
+        s.set_pos(i, V3::select(f, next, cur));
         s.set_prev(i, V3::select(f, cur, q));
+        s.set_carry(i, V3::select(f, lost, V3::zero()));
     }
 }
 
@@ -551,6 +567,14 @@ impl Store<f32> for cable_core::CableMut<'_> {
     #[inline(always)]
     fn set_prev(&mut self, i: usize, p: V3<f32>) {
         self.prev[i] = p.into();
+    }
+    #[inline(always)]
+    fn carry(&self, i: usize) -> V3<f32> {
+        self.carry[i].into()
+    }
+    #[inline(always)]
+    fn set_carry(&mut self, i: usize, c: V3<f32>) {
+        self.carry[i] = c.into();
     }
     #[inline(always)]
     fn w(&self, i: usize) -> f32 {

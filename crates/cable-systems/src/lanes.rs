@@ -91,6 +91,7 @@ const MIXED: u32 = u32::MAX;
 struct Rows<const W: usize> {
     pos: Vec<V3<Fx<W>>>,
     prev: Vec<V3<Fx<W>>>,
+    carry: Vec<V3<Fx<W>>>,
     w: Vec<Fx<W>>,
     free: Vec<Mx<W>>,
     /// Distance (index 0) and bending (index 1) constraints, rigid.
@@ -133,6 +134,14 @@ impl<const W: usize> Store<Fx<W>> for Rows<W> {
     #[inline(always)]
     fn set_prev(&mut self, i: usize, p: V3<Fx<W>>) {
         self.prev[i] = p;
+    }
+    #[inline(always)]
+    fn carry(&self, i: usize) -> V3<Fx<W>> {
+        self.carry[i]
+    }
+    #[inline(always)]
+    fn set_carry(&mut self, i: usize, c: V3<Fx<W>>) {
+        self.carry[i] = c;
     }
     #[inline(always)]
     fn w(&self, i: usize) -> Fx<W> {
@@ -217,6 +226,8 @@ impl<const W: usize> Bundle<W> {
         // Padding lanes: a straight, pinned, inert line (no NaN, no denormals).
         r.pos.clear();
         r.prev.clear();
+        r.carry.clear();
+        r.carry.resize(n, V3::zero());
         for row in 0..n {
             let p = V3::new(Fx::splat(row as f32), Fx::splat(0.0), Fx::splat(0.0));
             r.pos.push(p);
@@ -237,6 +248,7 @@ impl<const W: usize> Bundle<W> {
             for row in 0..n {
                 r.pos[row].set_lane(lane, c.pos[row]);
                 r.prev[row].set_lane(lane, c.prev[row]);
+                r.carry[row].set_lane(lane, c.carry[row]);
                 r.w[row].set_lane(lane, c.inv_mass[row]);
                 r.free[row].set_lane(lane, c.inv_mass[row] > 0.0);
             }
@@ -395,9 +407,16 @@ impl<const W: usize> Bundle<W> {
     /// Copies lane `lane`'s particles into one cable's columns, and with
     /// `track` its multipliers.
     fn scatter(&self, lane: usize, c: &mut CableMut<'_>, track: bool) {
-        for (row, (p, q)) in c.pos.iter_mut().zip(c.prev.iter_mut()).enumerate() {
+        for (row, ((p, q), e)) in c
+            .pos
+            .iter_mut()
+            .zip(c.prev.iter_mut())
+            .zip(c.carry.iter_mut())
+            .enumerate()
+        {
             *p = self.rows.pos[row].lane(lane);
             *q = self.rows.prev[row].lane(lane);
+            *e = self.rows.carry[row].lane(lane);
         }
         if track || self.block.track {
             for (row, l) in c.lambda.iter_mut().enumerate() {

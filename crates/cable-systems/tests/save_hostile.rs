@@ -202,6 +202,14 @@ fn hand_edited_saves_are_refused_naming_the_place() {
     );
     refused(|v| p(v)["pos"][3] = json!([1, 2]), "invalid length 2");
     refused(
+        |v| p(v)["carry"][2][0] = json!(5.0),
+        "carry[2]: must be finite and within ±1 m per axis",
+    );
+    refused(
+        |v| p(v)["carry"].as_array_mut().unwrap().truncate(3),
+        "carry: holds 3 rows",
+    );
+    refused(
         |v| p(v)["inv_mass"][7] = json!(-1),
         "inv_mass[7]: must be finite and at least 0",
     );
@@ -305,6 +313,26 @@ fn hand_edited_saves_are_refused_naming_the_place() {
         |v| s(v)["substeps_run"] = json!(u64::MAX),
         "stepper.substeps_run: must be at most 2^53",
     );
+}
+
+#[test]
+fn a_save_without_the_carry_column_reads_with_zero_carry() {
+    // Saves written before the column existed have no `carry`.
+    let mut v: Value = serde_json::from_slice(&saved()).unwrap();
+    v["pool"].as_object_mut().unwrap().remove("carry").unwrap();
+    let text = serde_json::to_vec(&v).unwrap();
+    let state = restore_state(text.as_slice()).expect("an older save reads");
+    for h in state.pool.handles() {
+        assert!(
+            state
+                .pool
+                .carry(h)
+                .unwrap()
+                .iter()
+                .all(|c| *c == glam::Vec3::ZERO)
+        );
+    }
+    check_usable(state);
 }
 
 #[test]
