@@ -1,0 +1,220 @@
+//! Continuous contact with thin shapes (issue 11): a cable driven
+//! broadside at a 1 cm-radius rod or a 2 × 2 cm box bar never lets its
+//! centre line cross the obstacle, at 10, 20 and 50 m/s, with the default
+//! 1/60 s substep, cable radius 2 mm and 1 cm, on every layout.
+//!
+//! The checks are written here, independently of the solver: the cable
+//! lies in the plane z = 0 and the obstacle runs along z through it, so
+//! the question is two-dimensional. After every substep no segment of the
+//! centre line may overlap the obstacle's cross-section (a disc or a
+//! square) deeper than the obstacle's half size, and the winding angle of
+//! the cable around the obstacle's axis may never jump by more than π in
+//! one substep (a segment passing over the axis).
+//!
+//! Status (2026-11-23): these fail, so they are ignored; run them with
+//! `cargo test --release --test thin -- --ignored --nocapture`. A free
+//! cable hitting the rod at 10, 20 or 50 m/s wraps around it, and then one
+//! segment of the wrap is pulled across the axis within a substep or two,
+//! on every layout, for both radii and both obstacles. The particle and
+//! segment sweeps catch the first impact; what crosses is a segment already
+//! resting on the obstacle (the sweeps skip pieces that start in contact)
+//! that the constraints drag through within one iteration, and the side
+//! memory only holds it while it stays within the cable radius of the
+//! obstacle. An attempt this session (undoing any segment that crossed the
+//! obstacle's core since the last contact pass, with contacts pushed along
+//! the common perpendicular of segment and core) stopped the crossings at
+//! 10 m/s but left the centre line lodged at the core and froze the cable
+//! in the air in other cases, so it was not kept.
+
+use cable::systems::Layout;
+use cable::{CableDesc, ParticlePool, SolverParams, Stepper};
+use cable_core::Collider;
+use glam::{Quat, Vec2, Vec3};
+
+/// The obstacle's cross-section in the plane z = 0.
+#[derive(Clone, Copy, Debug)]
+enum Section {
+    /// A disc: centre, radius.
+    Disc(Vec2, f32),
+    /// An axis-aligned square: centre, half side.
+    Square(Vec2, f32),
+}
+
+impl Section {
+    /// The radius or half side.
+    fn half(self) -> f32 {
+        match self {
+            Section::Disc(_, h) | Section::Square(_, h) => h,
+        }
+    }
+
+    fn centre(self) -> Vec2 {
+        match self {
+            Section::Disc(c, _) | Section::Square(c, _) => c,
+        }
+    }
+
+    /// The 3D collider: a capsule or box 2 m long along z.
+    fn collider(self) -> Collider {
+        match self {
+            Section::Disc(c, r) => {
+                Collider::capsule(Vec3::new(c.x, c.y, -1.0), Vec3::new(c.x, c.y, 1.0), r)
+            }
+            Section::Square(c, h) => Collider::cuboid(
+                Vec3::new(c.x, c.y, 0.0),
+                Vec3::new(h, h, 1.0),
+                Quat::IDENTITY,
+            ),
+        }
+        .expect("valid obstacle")
+    }
+
+    /// How deep the segment a–b reaches into the section (0 when it stays
+    /// outside): for the disc, radius minus the segment's distance from the
+    /// centre; for the square, the depth of the segment's deepest point
+    /// (the square clipped by the segment, Liang–Barsky).
+    fn depth(self, a: Vec2, b: Vec2) -> f32 {
+        match self {
+            Section::Disc(c, r) => {
+                let ab = b - a;
+                let t = ((c - a).dot(ab) / ab.length_squared().max(1e-12)).clamp(0.0, 1.0);
+                (r - (a + ab * t).distance(c)).max(0.0)
+            }
+            Section::Square(c, h) => {
+                let (lo, hi) = (c - Vec2::splat(h), c + Vec2::splat(h));
+                let d = b - a;
+                let (mut t0, mut t1) = (0.0f32, 1.0f32);
+                for k in 0..2 {
+                    if d[k].abs() < 1e-12 {
+                        if a[k] < lo[k] || a[k] > hi[k] {
+                            return 0.0;
+                        }
+                    } else {
+                        let (u, v) = ((lo[k] - a[k]) / d[k], (hi[k] - a[k]) / d[k]);
+                        t0 = t0.max(u.min(v));
+                        t1 = t1.min(u.max(v));
+                    }
+                }
+                if t0 > t1 {
+                    return 0.0;
+                }
+                // The deepest point of the clipped piece: the square's
+                // depth function is concave, so check the piece's ends and
+                // its point nearest the centre.
+                let depth_at = |p: Vec2| (Vec2::splat(h) - (p - c).abs()).min_element();
+                let (p0, p1) = (a + d * t0, a + d * t1);
+                let tc =
+                    ((c - p0).dot(p1 - p0) / (p1 - p0).length_squared().max(1e-12)).clamp(0.0, 1.0);
+                depth_at(p0)
+                    .max(depth_at(p1))
+                    .max(depth_at(p0.lerp(p1, tc)))
+                    .max(0.0)
+            }
+        }
+    }
+}
+
+/// The angle the polyline subtends as seen from `c`, radians: the sum of
+/// its segments' signed angles. It equals the angle between the ends'
+/// directions plus 2π times how often the cable winds around `c`, so it
+/// changes continuously while the cable moves, slides along `c` or goes
+/// around it, and jumps by 2π exactly when a segment passes over `c`.
+fn winding(pts: &[Vec2], c: Vec2) -> f64 {
+    pts.windows(2)
+        .map(|w| {
+            let (a, b) = ((w[0] - c).as_dvec2(), (w[1] - c).as_dvec2());
+            a.perp_dot(b).atan2(a.dot(b))
+        })
+        .sum()
+}
+
+/// Drives a free 2 m cable of 20 segments (particles every 10 cm) at
+/// `speed` m/s in −y at the obstacle, its axis `offset` metres along the
+/// cable from the cable's middle particle, and checks every substep.
+/// Returns the largest depth the centre line reached into the obstacle and
+/// how often it crossed the obstacle's axis (a jump of the winding angle
+/// around the axis by more than π in one substep; the cable's ends stay
+/// more than 0.5 m from the axis, where one substep turns them by far
+/// less).
+fn broadside(layout: Layout, section: Section, cable_radius: f32, speed: f32) -> (f32, usize) {
+    let mut pool = ParticlePool::new();
+    pool.colliders_mut().add(section.collider());
+    let centre = section.centre();
+    let (a, b) = (
+        Vec3::new(centre.x - 1.0, centre.y + 0.3, 0.0),
+        Vec3::new(centre.x + 1.0, centre.y + 0.3, 0.0),
+    );
+    let mut d = CableDesc::line(a, b, 2.0, 20).expect("valid cable");
+    d.attach_start = false;
+    d.attach_end = false;
+    d.params.radius = cable_radius;
+    let c = pool.add_cable(&d).expect("fits");
+    let params = SolverParams::default();
+    pool.set_velocity(c, Vec3::new(0.0, -speed, 0.0), params.substep)
+        .expect("valid velocity");
+    let mut st = Stepper::with_layout(params, layout).expect("valid params");
+    let flat = |p: &[Vec3]| p.iter().map(|v| Vec2::new(v.x, v.y)).collect::<Vec<_>>();
+    let mut angle = winding(&flat(pool.positions(c).expect("live")), centre);
+    let (mut deepest, mut crossings) = (0.0f32, 0usize);
+    for _ in 0..90 {
+        st.run_substeps(&mut pool, 1);
+        let now = flat(pool.positions(c).expect("live"));
+        for i in 0..now.len() - 1 {
+            deepest = deepest.max(section.depth(now[i], now[i + 1]));
+        }
+        let next = winding(&now, centre);
+        if (next - angle).abs() > std::f64::consts::PI {
+            crossings += 1;
+        }
+        angle = next;
+    }
+    assert!(pool.all_finite());
+    (deepest, crossings)
+}
+
+fn check(section: Section) {
+    let mut failures = Vec::new();
+    for layout in Layout::ALL {
+        for cable_radius in [0.002f32, 0.01] {
+            for speed in [10.0f32, 20.0, 50.0] {
+                let (deepest, crossings) = broadside(layout, section, cable_radius, speed);
+                println!(
+                    "{section:?} {layout} r={cable_radius} {speed} m/s: depth {deepest:.4} m, crossings {crossings}"
+                );
+                // Never across; a dent into the obstacle short of its axis
+                // is reported (README) but is not a crossing.
+                if deepest >= section.half() || crossings > 0 {
+                    failures.push(format!(
+                        "{layout}, cable radius {cable_radius} m, {speed} m/s: centre line {deepest} m \
+                         inside, crossed the axis {crossings} times"
+                    ));
+                }
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{section:?}:\n{}", failures.join("\n"));
+}
+
+#[test]
+#[ignore = "issue 11 open: fails on every layout, speed and radius (see the module docs)"]
+fn a_cable_never_crosses_a_1_cm_rod_between_its_particles() {
+    check(Section::Disc(Vec2::new(0.05, 0.0), 0.01));
+}
+
+#[test]
+#[ignore = "issue 11 open: fails on every layout, speed and radius (see the module docs)"]
+fn a_cable_never_crosses_a_1_cm_rod_at_a_particle() {
+    check(Section::Disc(Vec2::new(0.0, 0.0), 0.01));
+}
+
+#[test]
+#[ignore = "issue 11 open: fails on every layout, speed and radius (see the module docs)"]
+fn a_cable_never_crosses_a_2_cm_box_bar_between_its_particles() {
+    check(Section::Square(Vec2::new(0.05, 0.0), 0.01));
+}
+
+#[test]
+#[ignore = "issue 11 open: fails on every layout, speed and radius (see the module docs)"]
+fn a_cable_never_crosses_a_2_cm_box_bar_off_centre() {
+    check(Section::Square(Vec2::new(0.03, 0.0), 0.01));
+}
