@@ -428,12 +428,31 @@ impl StepReport {
 /// The world position of an end attached to an entity with transform `tf`
 /// at local `offset`, and the entity's rotation (normalised), or why it is
 /// refused.
+#[inline]
 fn entity_target(tf: &Transform, offset: Vec3) -> Result<(Vec3, Quat), CableError> {
+    // The checks of `check_vec3` and `check_rotation`, inline (this runs
+    // for every followed end every frame); they name the refused field.
+    let len = tf.rotation.length();
+    if in_range(tf.translation) && tf.rotation.is_finite() && (len - 1.0).abs() <= 1.0e-3 {
+        let rotation = tf.rotation / len;
+        let target = tf.translation + rotation * offset;
+        if in_range(offset) && in_range(target) {
+            return Ok((target, rotation));
+        }
+    }
     check_vec3("transform.translation", tf.translation)?;
     let rotation = check_rotation("transform.rotation", tf.rotation)?;
     check_vec3("offset", offset)?;
     let target = check_vec3("target", tf.translation + rotation * offset)?;
     Ok((target, rotation))
+}
+
+/// Every component finite and within ±[`cable_core::MAX_COORDINATE`]:
+/// what [`check_vec3`] accepts.
+#[inline]
+fn in_range(v: Vec3) -> bool {
+    // NaN compares false, an infinity is out of range.
+    v.abs().cmple(Vec3::splat(cable_core::MAX_COORDINATE)).all()
 }
 
 /// Per-end state carried from frame to frame.
@@ -468,6 +487,34 @@ struct Tracked {
     ends: [EndState; 2],
     /// The [`CableWinch`] last applied.
     winch: Option<CableWinch>,
+    /// The cable has a teleport threshold
+    /// ([`cable_core::CableParams::teleport_distance`] or
+    /// [`cable_core::CableParams::teleport_rotation`]), as of
+    /// [`CableWorld::teleports_at`]: only then can a moving end teleport it.
+    teleports: bool,
+    /// Per end: the pool's attachment of this end was `None` when the layer
+    /// last set or checked it. Trusted only while nothing but the layer
+    /// changed the pool ([`CableWorld::synced_revision`]): a free end then
+    /// needs no look-up for a pin to release.
+    released: [bool; 2],
+}
+
+impl Tracked {
+    fn new(
+        entity: Entity,
+        handle: CableHandle,
+        ends: [EndState; 2],
+        winch: Option<CableWinch>,
+    ) -> Self {
+        Self {
+            entity,
+            handle,
+            ends,
+            winch,
+            teleports: false,
+            released: [false; 2],
+        }
+    }
 }
 
 /// A moving end this frame: interpolated across the substeps.
@@ -479,6 +526,10 @@ struct Motion {
     end: End,
     from: Vec3,
     to: Vec3,
+    /// The end's `last_move` before this frame: the end state holds
+    /// `to - from` (the last move of a one-substep frame) while the step
+    /// runs, and gets this back if no substep runs.
+    last_move: Vec3,
 }
 
 /// The cable simulation of a hecs [`World`]: owns the [`ParticlePool`] and
@@ -502,6 +553,14 @@ pub struct CableWorld<S = OwnTransform> {
     /// Scratch: tracked cables or colliders found removed from the pool.
     lost: Vec<Entity>,
     report: StepReport,
+    /// [`ParticlePool::revision`] at the end of the last step (`None`
+    /// after an error or a restore). While the pool still has it, nothing
+    /// changed the pool behind the layer's back: no tracked cable was
+    /// removed and no free end attached, so a step skips those checks.
+    synced_revision: Option<u64>,
+    /// [`ParticlePool::params_revision`] at which the `teleports` flags of
+    /// `tracked` were read from the pool.
+    teleports_at: Option<u64>,
 }
 
 impl CableWorld<OwnTransform> {
@@ -534,6 +593,8 @@ impl<S: TransformSource> CableWorld<S> {
             freed: Vec::new(),
             lost: Vec::new(),
             report: StepReport::default(),
+            synced_revision: None,
+            teleports_at: None,
         })
     }
 
@@ -604,27 +665,41 @@ impl<S: TransformSource> CableWorld<S> {
         self.report.clear();
         self.sync(world);
         let motions = &self.motions;
-        let n = if motions.is_empty() {
+        let advanced = if motions.is_empty() {
             // Nothing to interpolate: the layout runs the frame in one batch.
-            self.stepper.advance(&mut self.pool, dt)?
+            self.stepper.advance(&mut self.pool, dt)
         } else {
-            self.stepper
-                .advance_with(&mut self.pool, dt, |pool, k, n| {
-                    let t = (k + 1) as f32 / n as f32;
-                    for m in motions {
-                        // The handle is live (checked this frame) and the target finite
-                        // (resolved from finite transforms), so this cannot fail.
-                        let _ = pool.set_attachment(m.handle, m.end, Some(m.from.lerp(m.to, t)));
-                    }
-                })?
+            self.stepper.advance_with(&mut self.pool, dt, |pool, k, n| {
+                let t = (k + 1) as f32 / n as f32;
+                for m in motions {
+                    // The handle is live (checked this frame) and the target finite
+                    // (resolved from finite transforms), so this cannot fail.
+                    let _ = pool.set_attachment(m.handle, m.end, Some(m.from.lerp(m.to, t)));
+                }
+            })
         };
-        for m in &self.motions {
-            let state = &mut self.tracked[m.tracked].ends[m.end.slot()];
-            if n > 0 {
-                state.last_move = (m.to - m.from) / n as f32;
-            } else {
-                // No substep ran: the end is still at `from`; move it next frame.
-                state.target = Some(m.from);
+        let n = match advanced {
+            Ok(n) => n,
+            Err(e) => {
+                // No substep ran: the moving ends keep their last move.
+                for m in &self.motions {
+                    self.tracked[m.tracked].ends[m.end.slot()].last_move = m.last_move;
+                }
+                return Err(e);
+            }
+        };
+        // The moving ends hold `to - from`, their move over one substep
+        // (exact: x / 1 is x); only other substep counts revisit them.
+        if n != 1 {
+            for m in &self.motions {
+                let state = &mut self.tracked[m.tracked].ends[m.end.slot()];
+                if n > 0 {
+                    state.last_move = (m.to - m.from) / n as f32;
+                } else {
+                    // No substep ran: the end is still at `from`; move it next frame.
+                    state.last_move = m.last_move;
+                    state.target = Some(m.from);
+                }
             }
         }
         for &(handle, segment) in self.stepper.torn() {
@@ -633,6 +708,7 @@ impl<S: TransformSource> CableWorld<S> {
             }
         }
         self.write_back(world);
+        self.synced_revision = Some(self.pool.revision());
         Ok(n)
     }
 
@@ -666,65 +742,35 @@ impl<S: TransformSource> CableWorld<S> {
         self.tracked.get(ti).filter(|t| t.handle == handle)
     }
 
-    /// Step 6: winches and visibility from [`CableWinch`] and [`CableHidden`].
-    fn sync_controls(&mut self, world: &World) {
-        let Self {
-            pool,
-            tracked,
-            by_slot,
-            report,
-            ..
-        } = self;
-        let mut query = world.query::<(
-            Entity,
-            &CableBody,
-            Option<&CableWinch>,
-            Option<&CableHidden>,
-        )>();
-        for (entity, body, winch, hidden) in query.iter() {
-            let ti = *by_slot
-                .get(body.handle.index() as usize)
-                .unwrap_or(&u32::MAX) as usize;
-            let Some(t) = tracked
-                .get_mut(ti)
-                .filter(|t| t.handle == body.handle && t.entity == entity)
-            else {
-                continue;
-            };
-            // The handle is tracked, hence live: these cannot fail on it.
-            let _ = pool.set_visible(body.handle, hidden.is_none());
-            let winch = winch.copied();
-            if winch == t.winch {
-                continue;
-            }
-            let applied = match winch {
-                Some(w) => pool.reel_to(body.handle, w.target_length, w.speed),
-                None => pool.params(body.handle).copied().and_then(|p| {
-                    pool.set_params(
-                        body.handle,
-                        cable_core::CableParams {
-                            reel_speed: 0.0,
-                            ..p
-                        },
-                    )
-                }),
-            };
-            match applied {
-                Ok(()) => t.winch = winch,
-                Err(e) => report.bad_winches.push((entity, e)),
-            }
-        }
-    }
-
     /// The phases before the step: entities to pool.
     fn sync(&mut self, world: &mut World) {
         span!("cable.ecs.sync");
-        self.drop_lost_cables(world);
+        // Nothing changed the pool since the last step ended: every tracked
+        // cable is still in it, and no free end was attached behind our back.
+        let untouched = self.synced_revision.take() == Some(self.pool.revision());
+        if !untouched {
+            self.drop_lost_cables(world);
+        }
         self.spawn_cables(world);
-        self.free_despawned(world);
+        self.read_teleport_flags();
         self.sync_colliders(world);
-        self.resolve_attachments(world);
-        self.sync_controls(world);
+        self.sync_cables(world, untouched);
+    }
+
+    /// Reads which tracked cables have a teleport threshold, when cable
+    /// parameters changed since the last read (O(1) otherwise).
+    fn read_teleport_flags(&mut self) {
+        let revision = self.pool.params_revision();
+        if self.teleports_at == Some(revision) {
+            return;
+        }
+        for t in &mut self.tracked {
+            t.teleports = self
+                .pool
+                .params(t.handle)
+                .is_ok_and(|p| p.teleport_distance.is_some() || p.teleport_rotation.is_some());
+        }
+        self.teleports_at = Some(revision);
     }
 
     fn spawn_cables(&mut self, world: &mut World) {
@@ -762,29 +808,34 @@ impl<S: TransformSource> CableWorld<S> {
             });
             self.spawned.push((entity, result));
         }
+        let mut added = false;
         for (entity, result) in self.spawned.drain(..) {
             match result {
                 Ok(handle) => {
                     // The entity was yielded by the query above and nothing despawned it since.
                     let _ = world.insert_one(entity, CableBody { handle });
-                    self.tracked.push(Tracked {
-                        entity,
-                        handle,
-                        ends: Default::default(),
-                        winch: None,
-                    });
+                    self.tracked
+                        .push(Tracked::new(entity, handle, Default::default(), None));
+                    // Read by `read_teleport_flags` (adding the cable changed the
+                    // parameters revision).
+                    self.teleports_at = None;
+                    added = true;
                 }
                 Err(e) => {
                     let _ = world.insert_one(entity, CableRejected(e));
                 }
             }
         }
+        if added {
+            self.reindex();
+        }
     }
 
     /// Forgets tracked cables that were removed from the pool behind the
     /// ECS's back and takes their dead [`CableBody`] away, so that
     /// `spawn_cables` rebuilds them from their spec. One
-    /// O(1) slot check per cable; entity look-ups only for lost ones.
+    /// O(1) slot check per cable; entity look-ups only for lost ones. Only
+    /// called when the pool changed since the last step.
     fn drop_lost_cables(&mut self, world: &mut World) {
         let pool = &self.pool;
         if self.tracked.iter().all(|t| pool.contains(t.handle)) {
@@ -810,6 +861,7 @@ impl<S: TransformSource> CableWorld<S> {
                 }
             }
         }
+        self.reindex();
     }
 
     /// Rebuilds `by_slot` after `tracked` changed.
@@ -824,10 +876,12 @@ impl<S: TransformSource> CableWorld<S> {
         }
     }
 
+    /// Frees the pool cables whose entity is gone or lost its
+    /// [`CableSpec`] or [`CableBody`]. Called only when `sync_cables` found
+    /// fewer live entities than tracked cables.
     fn free_despawned(&mut self, world: &mut World) {
         // One archetype-linear pass marks the cables whose entity still has
         // its body and spec; no per-entity look-up unless something is gone.
-        self.reindex();
         self.seen.clear();
         self.seen.resize(self.tracked.len(), false);
         let mut live = 0;
@@ -940,8 +994,16 @@ impl<S: TransformSource> CableWorld<S> {
         }
     }
 
-    fn resolve_attachments(&mut self, world: &mut World) {
-        span!("cable.ecs.attachments");
+    /// Steps 3, 5 and 6 in one archetype-linear pass over the cable
+    /// entities: each tracked cable whose entity still has its
+    /// [`CableSpec`] and [`CableBody`] is counted live, its ends are
+    /// resolved ([`CableAttachments`]) and its controls applied
+    /// ([`CableWinch`], [`CableHidden`]); then, only if some tracked cable
+    /// was not met, the cables of despawned entities are freed. Each
+    /// cable's pool edits are its own, so doing them cable by cable gives
+    /// the pool of the phase-by-phase order.
+    fn sync_cables(&mut self, world: &mut World, untouched: bool) {
+        span!("cable.ecs.cables");
         self.motions.clear();
         self.freed.clear();
         let Self {
@@ -955,9 +1017,18 @@ impl<S: TransformSource> CableWorld<S> {
             ..
         } = self;
         let shared: &World = world;
-        source.with_lookup(shared, |lookup| {
-            let mut query = shared.query::<(Entity, &CableBody, &CableAttachments)>();
-            for (entity, body, att) in query.iter() {
+        let live = source.with_lookup(shared, |lookup| {
+            let mut live = 0;
+            let mut query = shared
+                .query::<(
+                    Entity,
+                    &CableBody,
+                    Option<&CableAttachments>,
+                    Option<&CableWinch>,
+                    Option<&CableHidden>,
+                )>()
+                .with::<&CableSpec>();
+            for (entity, body, att, winch, hidden) in query.iter() {
                 let ti = *by_slot
                     .get(body.handle.index() as usize)
                     .unwrap_or(&u32::MAX) as usize;
@@ -967,98 +1038,49 @@ impl<S: TransformSource> CableWorld<S> {
                 else {
                     continue;
                 };
-                let att = *att;
-                // At most one teleport per cable and frame: after one end
-                // teleported the cable, the other's turn is not applied again.
-                let mut teleported = false;
-                for end in [End::Start, End::End] {
-                    let state = &mut t.ends[end.slot()];
-                    let (resolved, followed) = match att.get(end) {
-                        AttachTarget::Free => (Ok(None), None),
-                        AttachTarget::Point(p) => (
-                            check_vec3("point", p).map(|p| Some((p, Quat::IDENTITY))),
-                            None,
-                        ),
-                        AttachTarget::Entity { entity, offset } => match lookup(entity) {
-                            Some(tf) => (entity_target(&tf, offset).map(Some), Some(entity)),
-                            None => {
-                                freed.push((t.entity, end));
-                                (Ok(None), None)
-                            }
-                        },
+                live += 1;
+                if let Some(att) = att {
+                    let mut ends = Ends {
+                        pool,
+                        lookup,
+                        motions,
+                        freed,
+                        report,
+                        untouched,
                     };
-                    let (target, rotation) = match resolved {
-                        Ok(Some((p, q))) => (Some(p), q),
-                        Ok(None) => (None, Quat::IDENTITY),
-                        Err(error) => {
-                            // Keep the last good target (the pool holds it), as
-                            // colliders keep their last good pose.
-                            report.bad_targets.push(BadTarget {
-                                entity: t.entity,
-                                end,
-                                target: followed,
-                                error,
-                            });
-                            continue;
-                        }
+                    ends.resolve(t, ti, *att);
+                }
+                // The handle is tracked, hence live: these cannot fail on it.
+                let _ = pool.set_visible(t.handle, hidden.is_none());
+                let winch = winch.copied();
+                if winch != t.winch {
+                    let applied = match winch {
+                        Some(w) => pool.reel_to(t.handle, w.target_length, w.speed),
+                        None => pool.params(t.handle).copied().and_then(|p| {
+                            pool.set_params(
+                                t.handle,
+                                cable_core::CableParams {
+                                    reel_speed: 0.0,
+                                    ..p
+                                },
+                            )
+                        }),
                     };
-                    match (state.target, target) {
-                        (Some(from), Some(to)) => {
-                            // A jump beyond the cable's teleport thresholds
-                            // moves the cable at once (no interpolation).
-                            let turn =
-                                if teleported || followed.is_none() || state.followed != followed {
-                                    Quat::IDENTITY
-                                } else {
-                                    rotation * state.rotation.conjugate()
-                                };
-                            let jumped = (from != to || turn != Quat::IDENTITY)
-                                && pool
-                                    .teleport_attachment(t.handle, end, to, turn)
-                                    .unwrap_or(false);
-                            if jumped {
-                                teleported = true;
-                                state.last_move = Vec3::ZERO;
-                            } else if from != to {
-                                motions.push(Motion {
-                                    tracked: ti,
-                                    handle: t.handle,
-                                    end,
-                                    from,
-                                    to,
-                                });
-                            }
-                        }
-                        (None, Some(to)) => {
-                            let _ = pool.set_attachment(t.handle, end, Some(to));
-                        }
-                        (Some(_), None) => {
-                            // Detach: free the end and give it the target's last velocity.
-                            let _ = pool.set_attachment(t.handle, end, None);
-                            if let Ok(pos) = pool.positions(t.handle) {
-                                let row = if end == End::Start { 0 } else { pos.len() - 1 };
-                                let p = pos[row];
-                                if let Ok(prev) = pool.prev_positions_mut(t.handle) {
-                                    prev[row] = p - state.last_move;
-                                }
-                            }
-                        }
-                        (None, None) => {
-                            // A free end: release a pin the description set (a no-op once released).
-                            if pool.attachment(t.handle, end).ok().flatten().is_some() {
-                                let _ = pool.set_attachment(t.handle, end, None);
-                            }
-                        }
+                    match applied {
+                        Ok(()) => t.winch = winch,
+                        Err(e) => report.bad_winches.push((entity, e)),
                     }
-                    if state.target.is_none() || target.is_none() {
-                        state.last_move = Vec3::ZERO;
-                    }
-                    state.target = target;
-                    state.rotation = rotation;
-                    state.followed = followed;
                 }
             }
+            live
         });
+        if live != self.tracked.len() {
+            self.free_despawned(world);
+            // `tracked` shrank: the moving ends' indices follow their cables.
+            for m in &mut self.motions {
+                m.tracked = self.by_slot[m.handle.index() as usize] as usize;
+            }
+        }
         // A despawned target frees the end for good: record that in the component.
         for &(entity, end) in &self.freed {
             if let Ok(mut att) = world.get::<&mut CableAttachments>(entity) {
@@ -1074,6 +1096,131 @@ impl<S: TransformSource> CableWorld<S> {
                 out.positions.clear();
                 out.positions.extend_from_slice(pos);
             }
+        }
+    }
+}
+
+/// What resolving a cable's ends works with (step 5 of
+/// [`CableWorld::step`]).
+struct Ends<'a, 'l> {
+    pool: &'a mut ParticlePool,
+    lookup: &'l dyn Fn(Entity) -> Option<Transform>,
+    motions: &'a mut Vec<Motion>,
+    freed: &'a mut Vec<(Entity, End)>,
+    report: &'a mut StepReport,
+    /// Nothing but the layer changed the pool since the last step.
+    untouched: bool,
+}
+
+impl Ends<'_, '_> {
+    /// Resolves both ends of tracked cable `t` (index `ti`) from its
+    /// attachments: pins, frees, teleports, or records the motion to
+    /// interpolate.
+    fn resolve(&mut self, t: &mut Tracked, ti: usize, att: CableAttachments) {
+        let pool = &mut *self.pool;
+        // At most one teleport per cable and frame: after one end
+        // teleported the cable, the other's turn is not applied again.
+        let mut teleported = false;
+        for end in [End::Start, End::End] {
+            let slot = end.slot();
+            let state = &mut t.ends[slot];
+            let (resolved, followed) = match att.get(end) {
+                AttachTarget::Free => (Ok(None), None),
+                AttachTarget::Point(p) if in_range(p) => (Ok(Some((p, Quat::IDENTITY))), None),
+                AttachTarget::Point(p) => (
+                    check_vec3("point", p).map(|p| Some((p, Quat::IDENTITY))),
+                    None,
+                ),
+                AttachTarget::Entity { entity, offset } => match (self.lookup)(entity) {
+                    Some(tf) => (entity_target(&tf, offset).map(Some), Some(entity)),
+                    None => {
+                        self.freed.push((t.entity, end));
+                        (Ok(None), None)
+                    }
+                },
+            };
+            let (target, rotation) = match resolved {
+                Ok(Some((p, q))) => (Some(p), q),
+                Ok(None) => (None, Quat::IDENTITY),
+                Err(error) => {
+                    // Keep the last good target (the pool holds it), as
+                    // colliders keep their last good pose.
+                    self.report.bad_targets.push(BadTarget {
+                        entity: t.entity,
+                        end,
+                        target: followed,
+                        error,
+                    });
+                    continue;
+                }
+            };
+            match (state.target, target) {
+                (Some(from), Some(to)) => {
+                    // A jump beyond the cable's teleport thresholds
+                    // moves the cable at once (no interpolation).
+                    let turn = if teleported || followed.is_none() || state.followed != followed {
+                        Quat::IDENTITY
+                    } else {
+                        rotation * state.rotation.conjugate()
+                    };
+                    // Without a threshold the pool would not teleport.
+                    let jumped = t.teleports
+                        && (from != to || turn != Quat::IDENTITY)
+                        && pool
+                            .teleport_attachment(t.handle, end, to, turn)
+                            .unwrap_or(false);
+                    if jumped {
+                        teleported = true;
+                        state.last_move = Vec3::ZERO;
+                    } else if from != to {
+                        self.motions.push(Motion {
+                            tracked: ti,
+                            handle: t.handle,
+                            end,
+                            from,
+                            to,
+                            last_move: state.last_move,
+                        });
+                        // Its move over one substep; `CableWorld::step`
+                        // divides it for more.
+                        state.last_move = to - from;
+                    }
+                    t.released[slot] = false;
+                }
+                (None, Some(to)) => {
+                    let _ = pool.set_attachment(t.handle, end, Some(to));
+                    t.released[slot] = false;
+                }
+                (Some(_), None) => {
+                    // Detach: free the end and give it the target's last velocity.
+                    let _ = pool.set_attachment(t.handle, end, None);
+                    if let Ok(pos) = pool.positions(t.handle) {
+                        let row = if end == End::Start { 0 } else { pos.len() - 1 };
+                        let p = pos[row];
+                        if let Ok(prev) = pool.prev_positions_mut(t.handle) {
+                            prev[row] = p - state.last_move;
+                        }
+                    }
+                    t.released[slot] = true;
+                }
+                (None, None) => {
+                    // A free end: release a pin the description set (a no-op
+                    // once released, which the pool need not be asked again
+                    // while only the layer changed it).
+                    if !(self.untouched && t.released[slot])
+                        && pool.attachment(t.handle, end).ok().flatten().is_some()
+                    {
+                        let _ = pool.set_attachment(t.handle, end, None);
+                    }
+                    t.released[slot] = true;
+                }
+            }
+            if state.target.is_none() || target.is_none() {
+                state.last_move = Vec3::ZERO;
+            }
+            state.target = target;
+            state.rotation = rotation;
+            state.followed = followed;
         }
     }
 }
