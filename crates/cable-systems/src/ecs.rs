@@ -426,20 +426,27 @@ impl StepReport {
 }
 
 /// The world position of an end attached to an entity with transform `tf`
+/// at local `offset`, and the entity's rotation (normalised), when
+/// [`entity_target`] accepts them: its checks inline, without an error to
+/// build (this runs for every followed end every frame).
+#[inline]
+fn entity_target_fast(tf: &Transform, offset: Vec3) -> Option<(Vec3, Quat)> {
+    // `check_rotation`: finite, length within 1e-3 of 1, then normalised.
+    let len = tf.rotation.length();
+    if !(in_range(tf.translation) && tf.rotation.is_finite() && (len - 1.0).abs() <= 1.0e-3) {
+        return None;
+    }
+    let rotation = tf.rotation / len;
+    let target = tf.translation + rotation * offset;
+    (in_range(offset) && in_range(target)).then_some((target, rotation))
+}
+
+/// The world position of an end attached to an entity with transform `tf`
 /// at local `offset`, and the entity's rotation (normalised), or why it is
 /// refused.
-#[inline]
+#[cold]
+#[inline(never)]
 fn entity_target(tf: &Transform, offset: Vec3) -> Result<(Vec3, Quat), CableError> {
-    // The checks of `check_vec3` and `check_rotation`, inline (this runs
-    // for every followed end every frame); they name the refused field.
-    let len = tf.rotation.length();
-    if in_range(tf.translation) && tf.rotation.is_finite() && (len - 1.0).abs() <= 1.0e-3 {
-        let rotation = tf.rotation / len;
-        let target = tf.translation + rotation * offset;
-        if in_range(offset) && in_range(target) {
-            return Ok((target, rotation));
-        }
-    }
     check_vec3("transform.translation", tf.translation)?;
     let rotation = check_rotation("transform.rotation", tf.rotation)?;
     check_vec3("offset", offset)?;
@@ -451,8 +458,10 @@ fn entity_target(tf: &Transform, offset: Vec3) -> Result<(Vec3, Quat), CableErro
 /// what [`check_vec3`] accepts.
 #[inline]
 fn in_range(v: Vec3) -> bool {
-    // NaN compares false, an infinity is out of range.
-    v.abs().cmple(Vec3::splat(cable_core::MAX_COORDINATE)).all()
+    // NaN compares false, an infinity is out of range; `&`, not `&&`:
+    // no branch per component.
+    let m = cable_core::MAX_COORDINATE;
+    (v.x.abs() <= m) & (v.y.abs() <= m) & (v.z.abs() <= m)
 }
 
 /// Per-end state carried from frame to frame.
@@ -1018,6 +1027,14 @@ impl<S: TransformSource> CableWorld<S> {
         } = self;
         let shared: &World = world;
         let live = source.with_lookup(shared, |lookup| {
+            let mut ends = Ends {
+                pool,
+                lookup,
+                motions,
+                freed,
+                report,
+                untouched,
+            };
             let mut live = 0;
             let mut query = shared
                 .query::<(
@@ -1040,16 +1057,9 @@ impl<S: TransformSource> CableWorld<S> {
                 };
                 live += 1;
                 if let Some(att) = att {
-                    let mut ends = Ends {
-                        pool,
-                        lookup,
-                        motions,
-                        freed,
-                        report,
-                        untouched,
-                    };
-                    ends.resolve(t, ti, *att);
+                    ends.resolve(t, ti, att);
                 }
+                let Ends { pool, report, .. } = &mut ends;
                 // The handle is tracked, hence live: these cannot fail on it.
                 let _ = pool.set_visible(t.handle, hidden.is_none());
                 let winch = winch.copied();
@@ -1112,115 +1122,159 @@ struct Ends<'a, 'l> {
     untouched: bool,
 }
 
+/// Where an end is to be this frame: its target (`None`: free), the
+/// followed entity's rotation (identity for a point) and the entity.
+type Resolved = (Option<Vec3>, Quat, Option<Entity>);
+
 impl Ends<'_, '_> {
     /// Resolves both ends of tracked cable `t` (index `ti`) from its
     /// attachments: pins, frees, teleports, or records the motion to
     /// interpolate.
-    fn resolve(&mut self, t: &mut Tracked, ti: usize, att: CableAttachments) {
-        let pool = &mut *self.pool;
+    #[inline(always)]
+    fn resolve(&mut self, t: &mut Tracked, ti: usize, att: &CableAttachments) {
         // At most one teleport per cable and frame: after one end
         // teleported the cable, the other's turn is not applied again.
         let mut teleported = false;
-        for end in [End::Start, End::End] {
-            let slot = end.slot();
-            let state = &mut t.ends[slot];
-            let (resolved, followed) = match att.get(end) {
-                AttachTarget::Free => (Ok(None), None),
-                AttachTarget::Point(p) if in_range(p) => (Ok(Some((p, Quat::IDENTITY))), None),
-                AttachTarget::Point(p) => (
-                    check_vec3("point", p).map(|p| Some((p, Quat::IDENTITY))),
-                    None,
-                ),
-                AttachTarget::Entity { entity, offset } => match (self.lookup)(entity) {
-                    Some(tf) => (entity_target(&tf, offset).map(Some), Some(entity)),
+        self.resolve_end(t, ti, End::Start, &att.start, &mut teleported);
+        self.resolve_end(t, ti, End::End, &att.end, &mut teleported);
+    }
+
+    /// The target of one end, or `None` when it is refused (reported; the
+    /// end keeps its last good target).
+    #[inline(always)]
+    fn target(&mut self, cable: Entity, end: End, attach: &AttachTarget) -> Option<Resolved> {
+        match *attach {
+            AttachTarget::Free => Some((None, Quat::IDENTITY, None)),
+            AttachTarget::Point(p) if in_range(p) => Some((Some(p), Quat::IDENTITY, None)),
+            AttachTarget::Point(p) => {
+                let checked = check_vec3("point", p).map(|p| (Some(p), Quat::IDENTITY, None));
+                self.checked(cable, end, None, checked)
+            }
+            AttachTarget::Entity { entity, offset } => match (self.lookup)(entity) {
+                Some(tf) => match entity_target_fast(&tf, offset) {
+                    Some((p, q)) => Some((Some(p), q, Some(entity))),
                     None => {
-                        self.freed.push((t.entity, end));
-                        (Ok(None), None)
+                        let checked =
+                            entity_target(&tf, offset).map(|(p, q)| (Some(p), q, Some(entity)));
+                        self.checked(cable, end, Some(entity), checked)
                     }
                 },
-            };
-            let (target, rotation) = match resolved {
-                Ok(Some((p, q))) => (Some(p), q),
-                Ok(None) => (None, Quat::IDENTITY),
-                Err(error) => {
-                    // Keep the last good target (the pool holds it), as
-                    // colliders keep their last good pose.
-                    self.report.bad_targets.push(BadTarget {
-                        entity: t.entity,
-                        end,
-                        target: followed,
-                        error,
-                    });
-                    continue;
+                None => {
+                    self.freed.push((cable, end));
+                    Some((None, Quat::IDENTITY, None))
                 }
-            };
-            match (state.target, target) {
-                (Some(from), Some(to)) => {
-                    // A jump beyond the cable's teleport thresholds
-                    // moves the cable at once (no interpolation).
-                    let turn = if teleported || followed.is_none() || state.followed != followed {
+            },
+        }
+    }
+
+    /// A target the inline checks refused, checked again to name the
+    /// field: reported, the end keeping its last good target (the pool
+    /// holds it), as colliders keep their last good pose.
+    #[cold]
+    #[inline(never)]
+    fn checked(
+        &mut self,
+        cable: Entity,
+        end: End,
+        followed: Option<Entity>,
+        checked: Result<Resolved, CableError>,
+    ) -> Option<Resolved> {
+        match checked {
+            Ok(resolved) => Some(resolved),
+            Err(error) => {
+                self.report.bad_targets.push(BadTarget {
+                    entity: cable,
+                    end,
+                    target: followed,
+                    error,
+                });
+                None
+            }
+        }
+    }
+
+    #[inline(always)]
+    fn resolve_end(
+        &mut self,
+        t: &mut Tracked,
+        ti: usize,
+        end: End,
+        attach: &AttachTarget,
+        teleported: &mut bool,
+    ) {
+        let Some((target, rotation, followed)) = self.target(t.entity, end, attach) else {
+            return;
+        };
+        let slot = end.slot();
+        let pool = &mut *self.pool;
+        let state = &mut t.ends[slot];
+        match (state.target, target) {
+            (Some(from), Some(to)) => {
+                // A jump beyond the cable's teleport thresholds moves the
+                // cable at once (no interpolation); without a threshold the
+                // pool would not teleport it.
+                let jumped = t.teleports && {
+                    let turn = if *teleported || followed.is_none() || state.followed != followed {
                         Quat::IDENTITY
                     } else {
                         rotation * state.rotation.conjugate()
                     };
-                    // Without a threshold the pool would not teleport.
-                    let jumped = t.teleports
-                        && (from != to || turn != Quat::IDENTITY)
+                    (from != to || turn != Quat::IDENTITY)
                         && pool
                             .teleport_attachment(t.handle, end, to, turn)
-                            .unwrap_or(false);
-                    if jumped {
-                        teleported = true;
-                        state.last_move = Vec3::ZERO;
-                    } else if from != to {
-                        self.motions.push(Motion {
-                            tracked: ti,
-                            handle: t.handle,
-                            end,
-                            from,
-                            to,
-                            last_move: state.last_move,
-                        });
-                        // Its move over one substep; `CableWorld::step`
-                        // divides it for more.
-                        state.last_move = to - from;
-                    }
-                    t.released[slot] = false;
+                            .unwrap_or(false)
+                };
+                if jumped {
+                    *teleported = true;
+                    state.last_move = Vec3::ZERO;
+                } else if from != to {
+                    self.motions.push(Motion {
+                        tracked: ti,
+                        handle: t.handle,
+                        end,
+                        from,
+                        to,
+                        last_move: state.last_move,
+                    });
+                    // Its move over one substep; `CableWorld::step` divides
+                    // it for more.
+                    state.last_move = to - from;
                 }
-                (None, Some(to)) => {
-                    let _ = pool.set_attachment(t.handle, end, Some(to));
-                    t.released[slot] = false;
-                }
-                (Some(_), None) => {
-                    // Detach: free the end and give it the target's last velocity.
-                    let _ = pool.set_attachment(t.handle, end, None);
-                    if let Ok(pos) = pool.positions(t.handle) {
-                        let row = if end == End::Start { 0 } else { pos.len() - 1 };
-                        let p = pos[row];
-                        if let Ok(prev) = pool.prev_positions_mut(t.handle) {
-                            prev[row] = p - state.last_move;
-                        }
-                    }
-                    t.released[slot] = true;
-                }
-                (None, None) => {
-                    // A free end: release a pin the description set (a no-op
-                    // once released, which the pool need not be asked again
-                    // while only the layer changed it).
-                    if !(self.untouched && t.released[slot])
-                        && pool.attachment(t.handle, end).ok().flatten().is_some()
-                    {
-                        let _ = pool.set_attachment(t.handle, end, None);
-                    }
-                    t.released[slot] = true;
-                }
+                t.released[slot] = false;
             }
-            if state.target.is_none() || target.is_none() {
+            (None, Some(to)) => {
+                let _ = pool.set_attachment(t.handle, end, Some(to));
+                t.released[slot] = false;
                 state.last_move = Vec3::ZERO;
             }
-            state.target = target;
-            state.rotation = rotation;
-            state.followed = followed;
+            (Some(_), None) => {
+                // Detach: free the end and give it the target's last velocity.
+                let _ = pool.set_attachment(t.handle, end, None);
+                if let Ok(pos) = pool.positions(t.handle) {
+                    let row = if end == End::Start { 0 } else { pos.len() - 1 };
+                    let p = pos[row];
+                    if let Ok(prev) = pool.prev_positions_mut(t.handle) {
+                        prev[row] = p - state.last_move;
+                    }
+                }
+                t.released[slot] = true;
+                state.last_move = Vec3::ZERO;
+            }
+            (None, None) => {
+                // A free end: release a pin the description set (a no-op
+                // once released, which the pool need not be asked again
+                // while only the layer changed it).
+                if !(self.untouched && t.released[slot])
+                    && pool.attachment(t.handle, end).ok().flatten().is_some()
+                {
+                    let _ = pool.set_attachment(t.handle, end, None);
+                }
+                t.released[slot] = true;
+                state.last_move = Vec3::ZERO;
+            }
         }
+        state.target = target;
+        state.rotation = rotation;
+        state.followed = followed;
     }
 }
