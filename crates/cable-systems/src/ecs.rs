@@ -335,6 +335,15 @@ pub trait TransformSource {
 #[derive(Debug, Clone, Copy, Default)]
 pub struct OwnTransform;
 
+/// Prepared `&Transform` queries of [`OwnTransform`], per thread, for the
+/// last few worlds it read (keyed by the world's address).
+type PreparedSlots = [(usize, hecs::PreparedQuery<&'static Transform>); 4];
+
+thread_local! {
+    static PREPARED_TRANSFORMS: std::cell::RefCell<PreparedSlots> =
+        std::cell::RefCell::new(Default::default());
+}
+
 impl TransformSource for OwnTransform {
     fn transform(&self, world: &World, entity: Entity) -> Option<Transform> {
         world.get::<&Transform>(entity).ok().map(|t| *t)
@@ -345,9 +354,29 @@ impl TransformSource for OwnTransform {
         world: &World,
         f: impl FnOnce(&dyn Fn(Entity) -> Option<Transform>) -> R,
     ) -> R {
-        // One borrow of the Transform column for all look-ups of the frame.
-        let view = world.view::<&Transform>();
-        f(&|e| view.get(e).copied())
+        // One borrow of the Transform column for all look-ups of the frame,
+        // through a prepared query kept per thread and world (a plain view
+        // allocates its table of archetypes every frame). The world's
+        // address only picks the slot: the prepared query itself checks it
+        // belongs to this world and its archetypes, and prepares anew if not.
+        PREPARED_TRANSFORMS.with(|slots| {
+            let Ok(mut slots) = slots.try_borrow_mut() else {
+                // Re-entered from `f` (a step inside a step): a plain view.
+                let view = world.view::<&Transform>();
+                return f(&|e| view.get(e).copied());
+            };
+            let key = std::ptr::from_ref(world) as usize;
+            let k = slots.iter().position(|s| s.0 == key).unwrap_or_else(|| {
+                // The least recently used slot: the last one.
+                slots.len() - 1
+            });
+            // Most recently used first.
+            slots[..=k].rotate_right(1);
+            slots[0].0 = key;
+            let mut borrow = slots[0].1.query(world);
+            let view = borrow.view();
+            f(&|e| view.get(e).copied())
+        })
     }
 }
 
@@ -680,11 +709,14 @@ impl<S: TransformSource> CableWorld<S> {
         } else {
             self.stepper.advance_with(&mut self.pool, dt, |pool, k, n| {
                 let t = (k + 1) as f32 / n as f32;
-                for m in motions {
-                    // The handle is live (checked this frame) and the target finite
-                    // (resolved from finite transforms), so this cannot fail.
-                    let _ = pool.set_attachment(m.handle, m.end, Some(m.from.lerp(m.to, t)));
-                }
+                // The handles are live (checked this frame) and the targets
+                // finite (resolved from finite transforms), so none is
+                // refused; one batch, as `set_attachment` for each.
+                let _ = pool.set_attachment_targets(
+                    motions
+                        .iter()
+                        .map(|m| (m.handle, m.end, m.from.lerp(m.to, t))),
+                );
             })
         };
         let n = match advanced {
