@@ -1135,6 +1135,63 @@ impl ParticlePool {
         Ok(())
     }
 
+    /// Moves the targets of many ends at once: the same as
+    /// [`ParticlePool::set_attachment`] with `Some(target)` for each
+    /// `(handle, end, target)` in turn (a refused one changes nothing and is
+    /// skipped), but an end that stays attached, on a cable without a
+    /// teleport threshold, is retargeted inline and the batch takes one
+    /// [`ParticlePool::attachment_revision`]. What an ECS moving many hands
+    /// every substep calls. Returns how many were refused.
+    ///
+    /// # Example
+    /// ```
+    /// use cable_core::{CableDesc, End, ParticlePool};
+    /// use glam::Vec3;
+    ///
+    /// let mut pool = ParticlePool::new();
+    /// let a = pool.add_cable(&CableDesc::line(Vec3::ZERO, Vec3::X, 1.0, 4)?)?;
+    /// let b = pool.add_cable(&CableDesc::line(Vec3::Y, Vec3::new(1.0, 1.0, 0.0), 1.0, 4)?)?;
+    /// let up = Vec3::new(0.0, 0.1, 0.0);
+    /// let refused = pool.set_attachment_targets([(a, End::Start, up), (b, End::Start, Vec3::Y + up)]);
+    /// assert_eq!(refused, 0);
+    /// assert_eq!(pool.attachment(b, End::Start)?, Some(Vec3::Y + up));
+    /// # Ok::<(), cable_core::CableError>(())
+    /// ```
+    pub fn set_attachment_targets<I>(&mut self, targets: I) -> usize
+    where
+        I: IntoIterator<Item = (CableHandle, End, Vec3)>,
+    {
+        let mut refused = 0;
+        let mut moved = false;
+        for (handle, end, target) in targets {
+            let slot = end.slot();
+            let fast = self.record_index(handle).ok().filter(|&i| {
+                let rec = &self.cables[i];
+                rec.attach[slot].is_some()
+                    && rec.params.teleport_distance.is_none()
+                    && target.abs().cmple(Vec3::splat(crate::MAX_COORDINATE)).all()
+            });
+            match fast {
+                Some(i) => {
+                    // `attach_end` for an end that stays attached.
+                    if self.cables[i].attach[slot] != Some(target) {
+                        self.wake_record(i);
+                    }
+                    self.cables[i].attach[slot] = Some(target);
+                    moved = true;
+                }
+                None => {
+                    refused += usize::from(self.set_attachment(handle, end, Some(target)).is_err())
+                }
+            }
+        }
+        if moved {
+            // Only targets moved: layouts refresh their targets, not their copies.
+            self.attach_revision = access::next_revision();
+        }
+        refused
+    }
+
     /// [`ParticlePool::set_attachment`] of record `i` (live), without the
     /// teleport check.
     fn attach_end(&mut self, i: usize, end: End, target: Option<Vec3>) {

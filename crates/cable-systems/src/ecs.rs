@@ -335,6 +335,15 @@ pub trait TransformSource {
 #[derive(Debug, Clone, Copy, Default)]
 pub struct OwnTransform;
 
+/// Prepared `&Transform` queries of [`OwnTransform`], per thread, for the
+/// last few worlds it read (keyed by the world's address).
+type PreparedSlots = [(usize, hecs::PreparedQuery<&'static Transform>); 4];
+
+thread_local! {
+    static PREPARED_TRANSFORMS: std::cell::RefCell<PreparedSlots> =
+        std::cell::RefCell::new(Default::default());
+}
+
 impl TransformSource for OwnTransform {
     fn transform(&self, world: &World, entity: Entity) -> Option<Transform> {
         world.get::<&Transform>(entity).ok().map(|t| *t)
@@ -345,9 +354,29 @@ impl TransformSource for OwnTransform {
         world: &World,
         f: impl FnOnce(&dyn Fn(Entity) -> Option<Transform>) -> R,
     ) -> R {
-        // One borrow of the Transform column for all look-ups of the frame.
-        let view = world.view::<&Transform>();
-        f(&|e| view.get(e).copied())
+        // One borrow of the Transform column for all look-ups of the frame,
+        // through a prepared query kept per thread and world (a plain view
+        // allocates its table of archetypes every frame). The world's
+        // address only picks the slot: the prepared query itself checks it
+        // belongs to this world and its archetypes, and prepares anew if not.
+        PREPARED_TRANSFORMS.with(|slots| {
+            let Ok(mut slots) = slots.try_borrow_mut() else {
+                // Re-entered from `f` (a step inside a step): a plain view.
+                let view = world.view::<&Transform>();
+                return f(&|e| view.get(e).copied());
+            };
+            let key = std::ptr::from_ref(world) as usize;
+            let k = slots.iter().position(|s| s.0 == key).unwrap_or_else(|| {
+                // The least recently used slot: the last one.
+                slots.len() - 1
+            });
+            // Most recently used first.
+            slots[..=k].rotate_right(1);
+            slots[0].0 = key;
+            let mut borrow = slots[0].1.query(world);
+            let view = borrow.view();
+            f(&|e| view.get(e).copied())
+        })
     }
 }
 
@@ -426,14 +455,42 @@ impl StepReport {
 }
 
 /// The world position of an end attached to an entity with transform `tf`
+/// at local `offset`, and the entity's rotation (normalised), when
+/// [`entity_target`] accepts them: its checks inline, without an error to
+/// build (this runs for every followed end every frame).
+#[inline]
+fn entity_target_fast(tf: &Transform, offset: Vec3) -> Option<(Vec3, Quat)> {
+    // `check_rotation`: finite, length within 1e-3 of 1, then normalised.
+    let len = tf.rotation.length();
+    if !(in_range(tf.translation) && tf.rotation.is_finite() && (len - 1.0).abs() <= 1.0e-3) {
+        return None;
+    }
+    let rotation = tf.rotation / len;
+    let target = tf.translation + rotation * offset;
+    (in_range(offset) && in_range(target)).then_some((target, rotation))
+}
+
+/// The world position of an end attached to an entity with transform `tf`
 /// at local `offset`, and the entity's rotation (normalised), or why it is
 /// refused.
+#[cold]
+#[inline(never)]
 fn entity_target(tf: &Transform, offset: Vec3) -> Result<(Vec3, Quat), CableError> {
     check_vec3("transform.translation", tf.translation)?;
     let rotation = check_rotation("transform.rotation", tf.rotation)?;
     check_vec3("offset", offset)?;
     let target = check_vec3("target", tf.translation + rotation * offset)?;
     Ok((target, rotation))
+}
+
+/// Every component finite and within ±[`cable_core::MAX_COORDINATE`]:
+/// what [`check_vec3`] accepts.
+#[inline]
+fn in_range(v: Vec3) -> bool {
+    // NaN compares false, an infinity is out of range; `&`, not `&&`:
+    // no branch per component.
+    let m = cable_core::MAX_COORDINATE;
+    (v.x.abs() <= m) & (v.y.abs() <= m) & (v.z.abs() <= m)
 }
 
 /// Per-end state carried from frame to frame.
@@ -468,6 +525,34 @@ struct Tracked {
     ends: [EndState; 2],
     /// The [`CableWinch`] last applied.
     winch: Option<CableWinch>,
+    /// The cable has a teleport threshold
+    /// ([`cable_core::CableParams::teleport_distance`] or
+    /// [`cable_core::CableParams::teleport_rotation`]), as of
+    /// [`CableWorld::teleports_at`]: only then can a moving end teleport it.
+    teleports: bool,
+    /// Per end: the pool's attachment of this end was `None` when the layer
+    /// last set or checked it. Trusted only while nothing but the layer
+    /// changed the pool ([`CableWorld::synced_revision`]): a free end then
+    /// needs no look-up for a pin to release.
+    released: [bool; 2],
+}
+
+impl Tracked {
+    fn new(
+        entity: Entity,
+        handle: CableHandle,
+        ends: [EndState; 2],
+        winch: Option<CableWinch>,
+    ) -> Self {
+        Self {
+            entity,
+            handle,
+            ends,
+            winch,
+            teleports: false,
+            released: [false; 2],
+        }
+    }
 }
 
 /// A moving end this frame: interpolated across the substeps.
@@ -479,6 +564,10 @@ struct Motion {
     end: End,
     from: Vec3,
     to: Vec3,
+    /// The end's `last_move` before this frame: the end state holds
+    /// `to - from` (the last move of a one-substep frame) while the step
+    /// runs, and gets this back if no substep runs.
+    last_move: Vec3,
 }
 
 /// The cable simulation of a hecs [`World`]: owns the [`ParticlePool`] and
@@ -502,6 +591,14 @@ pub struct CableWorld<S = OwnTransform> {
     /// Scratch: tracked cables or colliders found removed from the pool.
     lost: Vec<Entity>,
     report: StepReport,
+    /// [`ParticlePool::revision`] at the end of the last step (`None`
+    /// after an error or a restore). While the pool still has it, nothing
+    /// changed the pool behind the layer's back: no tracked cable was
+    /// removed and no free end attached, so a step skips those checks.
+    synced_revision: Option<u64>,
+    /// [`ParticlePool::params_revision`] at which the `teleports` flags of
+    /// `tracked` were read from the pool.
+    teleports_at: Option<u64>,
 }
 
 impl CableWorld<OwnTransform> {
@@ -534,6 +631,8 @@ impl<S: TransformSource> CableWorld<S> {
             freed: Vec::new(),
             lost: Vec::new(),
             report: StepReport::default(),
+            synced_revision: None,
+            teleports_at: None,
         })
     }
 
@@ -604,27 +703,44 @@ impl<S: TransformSource> CableWorld<S> {
         self.report.clear();
         self.sync(world);
         let motions = &self.motions;
-        let n = if motions.is_empty() {
+        let advanced = if motions.is_empty() {
             // Nothing to interpolate: the layout runs the frame in one batch.
-            self.stepper.advance(&mut self.pool, dt)?
+            self.stepper.advance(&mut self.pool, dt)
         } else {
-            self.stepper
-                .advance_with(&mut self.pool, dt, |pool, k, n| {
-                    let t = (k + 1) as f32 / n as f32;
-                    for m in motions {
-                        // The handle is live (checked this frame) and the target finite
-                        // (resolved from finite transforms), so this cannot fail.
-                        let _ = pool.set_attachment(m.handle, m.end, Some(m.from.lerp(m.to, t)));
-                    }
-                })?
+            self.stepper.advance_with(&mut self.pool, dt, |pool, k, n| {
+                let t = (k + 1) as f32 / n as f32;
+                // The handles are live (checked this frame) and the targets
+                // finite (resolved from finite transforms), so none is
+                // refused; one batch, as `set_attachment` for each.
+                let _ = pool.set_attachment_targets(
+                    motions
+                        .iter()
+                        .map(|m| (m.handle, m.end, m.from.lerp(m.to, t))),
+                );
+            })
         };
-        for m in &self.motions {
-            let state = &mut self.tracked[m.tracked].ends[m.end.slot()];
-            if n > 0 {
-                state.last_move = (m.to - m.from) / n as f32;
-            } else {
-                // No substep ran: the end is still at `from`; move it next frame.
-                state.target = Some(m.from);
+        let n = match advanced {
+            Ok(n) => n,
+            Err(e) => {
+                // No substep ran: the moving ends keep their last move.
+                for m in &self.motions {
+                    self.tracked[m.tracked].ends[m.end.slot()].last_move = m.last_move;
+                }
+                return Err(e);
+            }
+        };
+        // The moving ends hold `to - from`, their move over one substep
+        // (exact: x / 1 is x); only other substep counts revisit them.
+        if n != 1 {
+            for m in &self.motions {
+                let state = &mut self.tracked[m.tracked].ends[m.end.slot()];
+                if n > 0 {
+                    state.last_move = (m.to - m.from) / n as f32;
+                } else {
+                    // No substep ran: the end is still at `from`; move it next frame.
+                    state.last_move = m.last_move;
+                    state.target = Some(m.from);
+                }
             }
         }
         for &(handle, segment) in self.stepper.torn() {
@@ -633,6 +749,7 @@ impl<S: TransformSource> CableWorld<S> {
             }
         }
         self.write_back(world);
+        self.synced_revision = Some(self.pool.revision());
         Ok(n)
     }
 
@@ -666,65 +783,35 @@ impl<S: TransformSource> CableWorld<S> {
         self.tracked.get(ti).filter(|t| t.handle == handle)
     }
 
-    /// Step 6: winches and visibility from [`CableWinch`] and [`CableHidden`].
-    fn sync_controls(&mut self, world: &World) {
-        let Self {
-            pool,
-            tracked,
-            by_slot,
-            report,
-            ..
-        } = self;
-        let mut query = world.query::<(
-            Entity,
-            &CableBody,
-            Option<&CableWinch>,
-            Option<&CableHidden>,
-        )>();
-        for (entity, body, winch, hidden) in query.iter() {
-            let ti = *by_slot
-                .get(body.handle.index() as usize)
-                .unwrap_or(&u32::MAX) as usize;
-            let Some(t) = tracked
-                .get_mut(ti)
-                .filter(|t| t.handle == body.handle && t.entity == entity)
-            else {
-                continue;
-            };
-            // The handle is tracked, hence live: these cannot fail on it.
-            let _ = pool.set_visible(body.handle, hidden.is_none());
-            let winch = winch.copied();
-            if winch == t.winch {
-                continue;
-            }
-            let applied = match winch {
-                Some(w) => pool.reel_to(body.handle, w.target_length, w.speed),
-                None => pool.params(body.handle).copied().and_then(|p| {
-                    pool.set_params(
-                        body.handle,
-                        cable_core::CableParams {
-                            reel_speed: 0.0,
-                            ..p
-                        },
-                    )
-                }),
-            };
-            match applied {
-                Ok(()) => t.winch = winch,
-                Err(e) => report.bad_winches.push((entity, e)),
-            }
-        }
-    }
-
     /// The phases before the step: entities to pool.
     fn sync(&mut self, world: &mut World) {
         span!("cable.ecs.sync");
-        self.drop_lost_cables(world);
+        // Nothing changed the pool since the last step ended: every tracked
+        // cable is still in it, and no free end was attached behind our back.
+        let untouched = self.synced_revision.take() == Some(self.pool.revision());
+        if !untouched {
+            self.drop_lost_cables(world);
+        }
         self.spawn_cables(world);
-        self.free_despawned(world);
+        self.read_teleport_flags();
         self.sync_colliders(world);
-        self.resolve_attachments(world);
-        self.sync_controls(world);
+        self.sync_cables(world, untouched);
+    }
+
+    /// Reads which tracked cables have a teleport threshold, when cable
+    /// parameters changed since the last read (O(1) otherwise).
+    fn read_teleport_flags(&mut self) {
+        let revision = self.pool.params_revision();
+        if self.teleports_at == Some(revision) {
+            return;
+        }
+        for t in &mut self.tracked {
+            t.teleports = self
+                .pool
+                .params(t.handle)
+                .is_ok_and(|p| p.teleport_distance.is_some() || p.teleport_rotation.is_some());
+        }
+        self.teleports_at = Some(revision);
     }
 
     fn spawn_cables(&mut self, world: &mut World) {
@@ -762,29 +849,34 @@ impl<S: TransformSource> CableWorld<S> {
             });
             self.spawned.push((entity, result));
         }
+        let mut added = false;
         for (entity, result) in self.spawned.drain(..) {
             match result {
                 Ok(handle) => {
                     // The entity was yielded by the query above and nothing despawned it since.
                     let _ = world.insert_one(entity, CableBody { handle });
-                    self.tracked.push(Tracked {
-                        entity,
-                        handle,
-                        ends: Default::default(),
-                        winch: None,
-                    });
+                    self.tracked
+                        .push(Tracked::new(entity, handle, Default::default(), None));
+                    // Read by `read_teleport_flags` (adding the cable changed the
+                    // parameters revision).
+                    self.teleports_at = None;
+                    added = true;
                 }
                 Err(e) => {
                     let _ = world.insert_one(entity, CableRejected(e));
                 }
             }
         }
+        if added {
+            self.reindex();
+        }
     }
 
     /// Forgets tracked cables that were removed from the pool behind the
     /// ECS's back and takes their dead [`CableBody`] away, so that
     /// `spawn_cables` rebuilds them from their spec. One
-    /// O(1) slot check per cable; entity look-ups only for lost ones.
+    /// O(1) slot check per cable; entity look-ups only for lost ones. Only
+    /// called when the pool changed since the last step.
     fn drop_lost_cables(&mut self, world: &mut World) {
         let pool = &self.pool;
         if self.tracked.iter().all(|t| pool.contains(t.handle)) {
@@ -810,6 +902,7 @@ impl<S: TransformSource> CableWorld<S> {
                 }
             }
         }
+        self.reindex();
     }
 
     /// Rebuilds `by_slot` after `tracked` changed.
@@ -824,10 +917,12 @@ impl<S: TransformSource> CableWorld<S> {
         }
     }
 
+    /// Frees the pool cables whose entity is gone or lost its
+    /// [`CableSpec`] or [`CableBody`]. Called only when `sync_cables` found
+    /// fewer live entities than tracked cables.
     fn free_despawned(&mut self, world: &mut World) {
         // One archetype-linear pass marks the cables whose entity still has
         // its body and spec; no per-entity look-up unless something is gone.
-        self.reindex();
         self.seen.clear();
         self.seen.resize(self.tracked.len(), false);
         let mut live = 0;
@@ -940,8 +1035,16 @@ impl<S: TransformSource> CableWorld<S> {
         }
     }
 
-    fn resolve_attachments(&mut self, world: &mut World) {
-        span!("cable.ecs.attachments");
+    /// Steps 3, 5 and 6 in one archetype-linear pass over the cable
+    /// entities: each tracked cable whose entity still has its
+    /// [`CableSpec`] and [`CableBody`] is counted live, its ends are
+    /// resolved ([`CableAttachments`]) and its controls applied
+    /// ([`CableWinch`], [`CableHidden`]); then, only if some tracked cable
+    /// was not met, the cables of despawned entities are freed. Each
+    /// cable's pool edits are its own, so doing them cable by cable gives
+    /// the pool of the phase-by-phase order.
+    fn sync_cables(&mut self, world: &mut World, untouched: bool) {
+        span!("cable.ecs.cables");
         self.motions.clear();
         self.freed.clear();
         let Self {
@@ -955,9 +1058,26 @@ impl<S: TransformSource> CableWorld<S> {
             ..
         } = self;
         let shared: &World = world;
-        source.with_lookup(shared, |lookup| {
-            let mut query = shared.query::<(Entity, &CableBody, &CableAttachments)>();
-            for (entity, body, att) in query.iter() {
+        let live = source.with_lookup(shared, |lookup| {
+            let mut ends = Ends {
+                pool,
+                lookup,
+                motions,
+                freed,
+                report,
+                untouched,
+            };
+            let mut live = 0;
+            let mut query = shared
+                .query::<(
+                    Entity,
+                    &CableBody,
+                    Option<&CableAttachments>,
+                    Option<&CableWinch>,
+                    Option<&CableHidden>,
+                )>()
+                .with::<&CableSpec>();
+            for (entity, body, att, winch, hidden) in query.iter() {
                 let ti = *by_slot
                     .get(body.handle.index() as usize)
                     .unwrap_or(&u32::MAX) as usize;
@@ -967,98 +1087,42 @@ impl<S: TransformSource> CableWorld<S> {
                 else {
                     continue;
                 };
-                let att = *att;
-                // At most one teleport per cable and frame: after one end
-                // teleported the cable, the other's turn is not applied again.
-                let mut teleported = false;
-                for end in [End::Start, End::End] {
-                    let state = &mut t.ends[end.slot()];
-                    let (resolved, followed) = match att.get(end) {
-                        AttachTarget::Free => (Ok(None), None),
-                        AttachTarget::Point(p) => (
-                            check_vec3("point", p).map(|p| Some((p, Quat::IDENTITY))),
-                            None,
-                        ),
-                        AttachTarget::Entity { entity, offset } => match lookup(entity) {
-                            Some(tf) => (entity_target(&tf, offset).map(Some), Some(entity)),
-                            None => {
-                                freed.push((t.entity, end));
-                                (Ok(None), None)
-                            }
-                        },
+                live += 1;
+                if let Some(att) = att {
+                    ends.resolve(t, ti, att);
+                }
+                let Ends { pool, report, .. } = &mut ends;
+                // The handle is tracked, hence live: these cannot fail on it.
+                let _ = pool.set_visible(t.handle, hidden.is_none());
+                let winch = winch.copied();
+                if winch != t.winch {
+                    let applied = match winch {
+                        Some(w) => pool.reel_to(t.handle, w.target_length, w.speed),
+                        None => pool.params(t.handle).copied().and_then(|p| {
+                            pool.set_params(
+                                t.handle,
+                                cable_core::CableParams {
+                                    reel_speed: 0.0,
+                                    ..p
+                                },
+                            )
+                        }),
                     };
-                    let (target, rotation) = match resolved {
-                        Ok(Some((p, q))) => (Some(p), q),
-                        Ok(None) => (None, Quat::IDENTITY),
-                        Err(error) => {
-                            // Keep the last good target (the pool holds it), as
-                            // colliders keep their last good pose.
-                            report.bad_targets.push(BadTarget {
-                                entity: t.entity,
-                                end,
-                                target: followed,
-                                error,
-                            });
-                            continue;
-                        }
-                    };
-                    match (state.target, target) {
-                        (Some(from), Some(to)) => {
-                            // A jump beyond the cable's teleport thresholds
-                            // moves the cable at once (no interpolation).
-                            let turn =
-                                if teleported || followed.is_none() || state.followed != followed {
-                                    Quat::IDENTITY
-                                } else {
-                                    rotation * state.rotation.conjugate()
-                                };
-                            let jumped = (from != to || turn != Quat::IDENTITY)
-                                && pool
-                                    .teleport_attachment(t.handle, end, to, turn)
-                                    .unwrap_or(false);
-                            if jumped {
-                                teleported = true;
-                                state.last_move = Vec3::ZERO;
-                            } else if from != to {
-                                motions.push(Motion {
-                                    tracked: ti,
-                                    handle: t.handle,
-                                    end,
-                                    from,
-                                    to,
-                                });
-                            }
-                        }
-                        (None, Some(to)) => {
-                            let _ = pool.set_attachment(t.handle, end, Some(to));
-                        }
-                        (Some(_), None) => {
-                            // Detach: free the end and give it the target's last velocity.
-                            let _ = pool.set_attachment(t.handle, end, None);
-                            if let Ok(pos) = pool.positions(t.handle) {
-                                let row = if end == End::Start { 0 } else { pos.len() - 1 };
-                                let p = pos[row];
-                                if let Ok(prev) = pool.prev_positions_mut(t.handle) {
-                                    prev[row] = p - state.last_move;
-                                }
-                            }
-                        }
-                        (None, None) => {
-                            // A free end: release a pin the description set (a no-op once released).
-                            if pool.attachment(t.handle, end).ok().flatten().is_some() {
-                                let _ = pool.set_attachment(t.handle, end, None);
-                            }
-                        }
+                    match applied {
+                        Ok(()) => t.winch = winch,
+                        Err(e) => report.bad_winches.push((entity, e)),
                     }
-                    if state.target.is_none() || target.is_none() {
-                        state.last_move = Vec3::ZERO;
-                    }
-                    state.target = target;
-                    state.rotation = rotation;
-                    state.followed = followed;
                 }
             }
+            live
         });
+        if live != self.tracked.len() {
+            self.free_despawned(world);
+            // `tracked` shrank: the moving ends' indices follow their cables.
+            for m in &mut self.motions {
+                m.tracked = self.by_slot[m.handle.index() as usize] as usize;
+            }
+        }
         // A despawned target frees the end for good: record that in the component.
         for &(entity, end) in &self.freed {
             if let Ok(mut att) = world.get::<&mut CableAttachments>(entity) {
@@ -1075,5 +1139,174 @@ impl<S: TransformSource> CableWorld<S> {
                 out.positions.extend_from_slice(pos);
             }
         }
+    }
+}
+
+/// What resolving a cable's ends works with (step 5 of
+/// [`CableWorld::step`]).
+struct Ends<'a, 'l> {
+    pool: &'a mut ParticlePool,
+    lookup: &'l dyn Fn(Entity) -> Option<Transform>,
+    motions: &'a mut Vec<Motion>,
+    freed: &'a mut Vec<(Entity, End)>,
+    report: &'a mut StepReport,
+    /// Nothing but the layer changed the pool since the last step.
+    untouched: bool,
+}
+
+/// Where an end is to be this frame: its target (`None`: free), the
+/// followed entity's rotation (identity for a point) and the entity.
+type Resolved = (Option<Vec3>, Quat, Option<Entity>);
+
+impl Ends<'_, '_> {
+    /// Resolves both ends of tracked cable `t` (index `ti`) from its
+    /// attachments: pins, frees, teleports, or records the motion to
+    /// interpolate.
+    #[inline(always)]
+    fn resolve(&mut self, t: &mut Tracked, ti: usize, att: &CableAttachments) {
+        // At most one teleport per cable and frame: after one end
+        // teleported the cable, the other's turn is not applied again.
+        let mut teleported = false;
+        self.resolve_end(t, ti, End::Start, &att.start, &mut teleported);
+        self.resolve_end(t, ti, End::End, &att.end, &mut teleported);
+    }
+
+    /// The target of one end, or `None` when it is refused (reported; the
+    /// end keeps its last good target).
+    #[inline(always)]
+    fn target(&mut self, cable: Entity, end: End, attach: &AttachTarget) -> Option<Resolved> {
+        match *attach {
+            AttachTarget::Free => Some((None, Quat::IDENTITY, None)),
+            AttachTarget::Point(p) if in_range(p) => Some((Some(p), Quat::IDENTITY, None)),
+            AttachTarget::Point(p) => {
+                let checked = check_vec3("point", p).map(|p| (Some(p), Quat::IDENTITY, None));
+                self.checked(cable, end, None, checked)
+            }
+            AttachTarget::Entity { entity, offset } => match (self.lookup)(entity) {
+                Some(tf) => match entity_target_fast(&tf, offset) {
+                    Some((p, q)) => Some((Some(p), q, Some(entity))),
+                    None => {
+                        let checked =
+                            entity_target(&tf, offset).map(|(p, q)| (Some(p), q, Some(entity)));
+                        self.checked(cable, end, Some(entity), checked)
+                    }
+                },
+                None => {
+                    self.freed.push((cable, end));
+                    Some((None, Quat::IDENTITY, None))
+                }
+            },
+        }
+    }
+
+    /// A target the inline checks refused, checked again to name the
+    /// field: reported, the end keeping its last good target (the pool
+    /// holds it), as colliders keep their last good pose.
+    #[cold]
+    #[inline(never)]
+    fn checked(
+        &mut self,
+        cable: Entity,
+        end: End,
+        followed: Option<Entity>,
+        checked: Result<Resolved, CableError>,
+    ) -> Option<Resolved> {
+        match checked {
+            Ok(resolved) => Some(resolved),
+            Err(error) => {
+                self.report.bad_targets.push(BadTarget {
+                    entity: cable,
+                    end,
+                    target: followed,
+                    error,
+                });
+                None
+            }
+        }
+    }
+
+    #[inline(always)]
+    fn resolve_end(
+        &mut self,
+        t: &mut Tracked,
+        ti: usize,
+        end: End,
+        attach: &AttachTarget,
+        teleported: &mut bool,
+    ) {
+        let Some((target, rotation, followed)) = self.target(t.entity, end, attach) else {
+            return;
+        };
+        let slot = end.slot();
+        let pool = &mut *self.pool;
+        let state = &mut t.ends[slot];
+        match (state.target, target) {
+            (Some(from), Some(to)) => {
+                // A jump beyond the cable's teleport thresholds moves the
+                // cable at once (no interpolation); without a threshold the
+                // pool would not teleport it.
+                let jumped = t.teleports && {
+                    let turn = if *teleported || followed.is_none() || state.followed != followed {
+                        Quat::IDENTITY
+                    } else {
+                        rotation * state.rotation.conjugate()
+                    };
+                    (from != to || turn != Quat::IDENTITY)
+                        && pool
+                            .teleport_attachment(t.handle, end, to, turn)
+                            .unwrap_or(false)
+                };
+                if jumped {
+                    *teleported = true;
+                    state.last_move = Vec3::ZERO;
+                } else if from != to {
+                    self.motions.push(Motion {
+                        tracked: ti,
+                        handle: t.handle,
+                        end,
+                        from,
+                        to,
+                        last_move: state.last_move,
+                    });
+                    // Its move over one substep; `CableWorld::step` divides
+                    // it for more.
+                    state.last_move = to - from;
+                }
+                t.released[slot] = false;
+            }
+            (None, Some(to)) => {
+                let _ = pool.set_attachment(t.handle, end, Some(to));
+                t.released[slot] = false;
+                state.last_move = Vec3::ZERO;
+            }
+            (Some(_), None) => {
+                // Detach: free the end and give it the target's last velocity.
+                let _ = pool.set_attachment(t.handle, end, None);
+                if let Ok(pos) = pool.positions(t.handle) {
+                    let row = if end == End::Start { 0 } else { pos.len() - 1 };
+                    let p = pos[row];
+                    if let Ok(prev) = pool.prev_positions_mut(t.handle) {
+                        prev[row] = p - state.last_move;
+                    }
+                }
+                t.released[slot] = true;
+                state.last_move = Vec3::ZERO;
+            }
+            (None, None) => {
+                // A free end: release a pin the description set (a no-op
+                // once released, which the pool need not be asked again
+                // while only the layer changed it).
+                if !(self.untouched && t.released[slot])
+                    && pool.attachment(t.handle, end).ok().flatten().is_some()
+                {
+                    let _ = pool.set_attachment(t.handle, end, None);
+                }
+                t.released[slot] = true;
+                state.last_move = Vec3::ZERO;
+            }
+        }
+        state.target = target;
+        state.rotation = rotation;
+        state.followed = followed;
     }
 }

@@ -187,6 +187,9 @@ impl<S: super::TransformSource> CableWorld<S> {
         self.tracked.clear();
         self.colliders.clear();
         self.report.clear();
+        // A new pool: the next step checks it all.
+        self.synced_revision = None;
+        self.teleports_at = None;
         let mut report = RestoreReport::default();
         let ends: HashMap<CableHandle, [EndState; 2]> =
             state.ends.iter().map(|s| (s.handle, s.ends)).collect();
@@ -213,15 +216,11 @@ impl<S: super::TransformSource> CableWorld<S> {
                     }
                 }
             }
-            self.tracked.push(Tracked {
-                entity,
-                handle: body.handle,
-                ends,
-                // The saved parameters already hold the winch the entity's
-                // component set: applying it again would re-aim it from the
-                // restored length.
-                winch: winch.copied(),
-            });
+            // The saved parameters already hold the winch the entity's
+            // component set: applying it again would re-aim it from the
+            // restored length.
+            self.tracked
+                .push(Tracked::new(entity, body.handle, ends, winch.copied()));
         }
         let mut kept = HashSet::new();
         for (entity, body) in world
