@@ -15,7 +15,7 @@
 //! | `cable.break` | breaking overloaded segments, between substeps |
 //! | `cable.mesh` | [`crate::mesh::build_meshes`] |
 //! | `cable.ecs.step` | `CableWorld::step` (feature `hecs`) |
-//! | `cable.ecs.sync` | its phases before the step, inside it: `cable.ecs.spawn`, `cable.ecs.colliders`, `cable.ecs.attachments` |
+//! | `cable.ecs.sync` | its phases before the step, inside it: `cable.ecs.spawn`, `cable.ecs.colliders`, `cable.ecs.cables` (liveness, attachments, winch, visibility) |
 //! | `cable.ecs.write_back` | its copy of particles back to the entities |
 //! | `cable.snapshot.publish` | [`crate::snapshot::SnapshotPublisher::publish`] |
 //! | `cable.query.update`, `cable.query.raycast_many`, `cable.query.closest_points` | the [`crate::query::CableQuery`] methods |

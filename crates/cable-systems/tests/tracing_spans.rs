@@ -228,7 +228,7 @@ fn the_ecs_step_and_its_sync_phases_have_spans() {
         ("cable.ecs.sync", Some("cable.ecs.step")),
         ("cable.ecs.spawn", Some("cable.ecs.sync")),
         ("cable.ecs.colliders", Some("cable.ecs.sync")),
-        ("cable.ecs.attachments", Some("cable.ecs.sync")),
+        ("cable.ecs.cables", Some("cable.ecs.sync")),
         ("cable.step", Some("cable.ecs.step")),
         ("cable.ecs.write_back", Some("cable.ecs.step")),
     ] {
