@@ -384,20 +384,24 @@ impl CableParams {
                 });
             }
         }
+        // Bounded settings (the per-cable overrides only when given).
         for (field, v, max, expected) in [
             (
                 "sleep_speed",
-                self.sleep_speed,
+                Some(self.sleep_speed),
                 1.0e3,
                 "must lie within 0..=1e3",
             ),
             (
                 "sleep_delay",
-                self.sleep_delay,
+                Some(self.sleep_delay),
                 1.0e6,
                 "must lie within 0..=1e6",
             ),
+            ("damping", self.damping, 1.0e6, "must be between 0 and 1e6"),
+            ("friction", self.friction, 1.0, "must be between 0 and 1"),
         ] {
+            let Some(v) = v else { continue };
             let v = check_finite(field, v)?;
             if !(0.0..=max).contains(&v) {
                 return Err(CableError::OutOfRange {
@@ -405,21 +409,6 @@ impl CableParams {
                     expected,
                     value: f64::from(v),
                 });
-            }
-        }
-        for (field, v, max, expected) in [
-            ("damping", self.damping, 1.0e6, "must be between 0 and 1e6"),
-            ("friction", self.friction, 1.0, "must be between 0 and 1"),
-        ] {
-            if let Some(v) = v {
-                let v = check_finite(field, v)?;
-                if !(0.0..=max).contains(&v) {
-                    return Err(CableError::OutOfRange {
-                        field,
-                        expected,
-                        value: f64::from(v),
-                    });
-                }
             }
         }
         if let Some(k) = self.iterations {
