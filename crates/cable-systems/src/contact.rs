@@ -27,7 +27,12 @@
 //!    that distance along the contact normal, and so is every *segment*
 //!    whose closest point is (shared by the two particles by inverse mass
 //!    and the contact's position along the segment), so a taut cable
-//!    catches on a box edge or a ball thinner than its segments.
+//!    catches on a box edge or a ball thinner than its segments. Around a
+//!    shape with a core (a capsule's axis, a bar's long axis,
+//!    [`crate::narrow::core_segment`]), a segment whose motion since the
+//!    last pass went over the core, or whose centre line entered the
+//!    shape, is put back on the side it came from (`Contacts::uncross`),
+//!    so a cable wrapped on a rod slides around it instead of through.
 //! 4. **Friction** ([`Contacts::finish`]): position-based Coulomb friction
 //!    (Macklin et al. 2014) with coefficient `friction`: the particle's
 //!    motion this substep relative to the collider's surface (so a moving
@@ -45,7 +50,9 @@ use glam::Vec3;
 
 use crate::kernel::{Block, Store};
 use crate::lane::{Bounds, Lane, M3, Mask, V3};
-use crate::narrow::{point_contact_l, segment_contact_l, support_gap, sweep_point_l};
+use crate::narrow::{
+    core_segment, crosses_segment, point_contact_l, segment_contact_l, support_gap, sweep_point_l,
+};
 
 /// `touch` of a particle no collider pushed this substep.
 const NONE: f32 = -1.0;
@@ -72,6 +79,13 @@ pub struct Contacts<L: Lane> {
     /// Per candidate: the outward normal each particle (rows `0..n`) and
     /// segment (rows `n..2n`) started the substep with, or zero.
     side: Vec<V3<L>>,
+    /// Where the last contact pass left each particle (at the first pass:
+    /// where the substep started), kept only when some candidate has a
+    /// core ([`core_segment`]): a segment whose motion since then passed
+    /// over the core went through the shape.
+    last: Vec<V3<L>>,
+    /// Some candidate has a core.
+    cores: bool,
 }
 
 #[inline(always)]
@@ -226,6 +240,44 @@ fn keep_side<L: Lane>(shape: &WorldShape, p: V3<L>, phi: L, nrm: V3<L>, came: V3
     )
 }
 
+/// Lanes where `a` and `b` are the same point.
+#[inline(always)]
+fn same<L: Lane>(a: V3<L>, b: V3<L>) -> L::M {
+    a.x.eq(b.x) & a.y.eq(b.y) & a.z.eq(b.z)
+}
+
+/// Lanes of `m` where the segment that was `a0`–`b0` at the last contact
+/// pass and is `a`–`b` now is lost ([`Contacts::uncross`]): its motion
+/// passed over the shape's `core`, or its centre line has entered the
+/// shape since; with the outward normal it had at the last pass.
+#[inline(always)]
+fn lost<L: Lane>(
+    col: &WorldCollider,
+    (p, q): (Vec3, Vec3),
+    m: L::M,
+    r: L,
+    (a0, b0): (V3<L>, V3<L>),
+    (a, b): (V3<L>, V3<L>),
+) -> (L::M, V3<L>) {
+    let none = (L::M::splat(false), V3::zero());
+    if m.none() {
+        return none;
+    }
+    let m = m & Bounds::of(a0, b0)
+        .with(a)
+        .with(b)
+        .expand(r)
+        .overlaps(&col.aabb);
+    if m.none() {
+        return none;
+    }
+    let zero = s::<L>(0.0);
+    let (_, phi0, came) = segment_contact_l(&col.shape, a0, b0);
+    let (_, phi, _) = segment_contact_l(&col.shape, a, b);
+    let lost = m & (crosses_segment(a0, b0, a, b, p, q) | (phi.lt(zero) & zero.le(phi0)));
+    (lost, came)
+}
+
 impl<L: Lane> Contacts<L> {
     /// True when no collider is near the block this substep.
     #[inline]
@@ -294,6 +346,14 @@ impl<L: Lane> Contacts<L> {
         self.touch.clear();
         self.touch.resize(n, s(NONE));
         self.remember_sides(st, world, margin);
+        self.cores = self
+            .cands
+            .iter()
+            .any(|&k| core_segment(&world[k as usize].shape).is_some());
+        self.last.clear();
+        if self.cores {
+            self.last.extend((0..n).map(|i| st.prev(i)));
+        }
         self.sweep(st, b, world);
         self.sweep_segments(st, b, world);
         true
@@ -541,7 +601,104 @@ impl<L: Lane> Contacts<L> {
                     }
                 }
             } else {
+                let core = core_segment(&col.shape);
+                if let Some(core) = core {
+                    self.uncross(st, b, col, ci, core);
+                }
                 self.project_shape(st, b, col, ci);
+                if let Some(core) = core {
+                    self.uncross(st, b, col, ci, core);
+                }
+            }
+        }
+        if self.cores {
+            for (i, l) in self.last.iter_mut().enumerate() {
+                *l = st.pos(i);
+            }
+        }
+    }
+
+    /// Keeps every segment of candidate `ci`'s span on its side of the
+    /// shape: a segment that went through the shape's `core` since the
+    /// last contact pass (its linear motion from [`Contacts::last`] passed
+    /// over the core, which a piece outside the shape cannot do), or whose
+    /// centre line entered the shape since then, is *lost*. Each free end
+    /// of a lost segment is moved along the outward normal the segment had
+    /// at the last pass until it is the cable radius in front of the
+    /// shape's support plane there, keeping its motion along that plane,
+    /// so the cable slides around a rod instead of through it. Moving an
+    /// end can lose its other segment, so this repeats (four rounds).
+    /// Segments still lost then (a tight wrap where both segments of a
+    /// particle press on the shape from either side and the constraints
+    /// pull harder than the pushes) have their free ends put back where
+    /// the last pass left them; a segment whose ends are both back has not
+    /// moved and cannot be lost, so those rounds stop, at most one per
+    /// segment.
+    ///
+    /// The other contacts only see where pieces are: a segment resting on
+    /// a rod that integration or one constraint sweep carries past it is
+    /// wholly behind the rod, out of reach of the contact and of the side
+    /// memory, and one pressed to within rounding of the core has no side
+    /// left. This runs before and after the other contacts of the shape,
+    /// so a contact pass never ends with a segment lost.
+    #[inline(always)]
+    fn uncross<S: Store<L>>(
+        &mut self,
+        st: &mut S,
+        b: &Block<L>,
+        col: &WorldCollider,
+        ci: usize,
+        core: (Vec3, Vec3),
+    ) {
+        let r = b.radius;
+        let n = st.rows();
+        let cm = self.cand_m[ci];
+        let kf = s::<L>(self.cands[ci] as f32);
+        let (lo, hi) = self.span[ci];
+        let ls = self.lane_span[ci];
+        let (slo, shi) = seg_span(lo, hi, n);
+        for _ in 0..4 {
+            let mut fixed = false;
+            for i in slo..shi {
+                let (wa, wb) = (st.w(i), st.w(i + 1));
+                let (a0, b0) = (self.last[i], self.last[i + 1]);
+                let (a, bq) = (st.pos(i), st.pos(i + 1));
+                let m = cm & seg_in(ls, i) & s::<L>(0.0).lt(wa + wb);
+                let (lost, came) = lost(col, core, m, r, (a0, b0), (a, bq));
+                if lost.none() {
+                    continue;
+                }
+                fixed = true;
+                for (row, w, x) in [(i, wa, a), (i + 1, wb, bq)] {
+                    let gap = support_gap(&col.shape, x, came);
+                    let mw = lost & s::<L>(0.0).lt(w) & gap.lt(r);
+                    let dp = came.scale(r - gap);
+                    st.set_pos(row, V3::select(mw, x + dp, x));
+                    self.push[row] = V3::select(mw, self.push[row] + dp, self.push[row]);
+                    self.touch[row] = L::select(mw, kf, self.touch[row]);
+                }
+            }
+            if !fixed {
+                return;
+            }
+        }
+        for _ in slo..shi {
+            let mut back = false;
+            for i in slo..shi {
+                let (a0, b0) = (self.last[i], self.last[i + 1]);
+                let (a, bq) = (st.pos(i), st.pos(i + 1));
+                let (ma, mb) = (st.free(i) & !same(a, a0), st.free(i + 1) & !same(bq, b0));
+                let m = cm & seg_in(ls, i) & (ma | mb);
+                let (lost, _) = lost(col, core, m, r, (a0, b0), (a, bq));
+                if lost.none() {
+                    continue;
+                }
+                back = true;
+                st.set_pos(i, V3::select(lost & ma, a0, a));
+                st.set_pos(i + 1, V3::select(lost & mb, b0, bq));
+            }
+            if !back {
+                return;
             }
         }
     }

@@ -256,6 +256,99 @@ pub fn segment_segment<L: Lane>(p: V3<L>, d1: V3<L>, q: V3<L>, d2: V3<L>) -> (L,
     (sg, u)
 }
 
+/// A segment inside `shape` that a cable crossing the shape must cross
+/// too, for the shapes a cable segment can pass through without either
+/// end touching them: a capsule's axis, a bar's long axis (a box whose
+/// other two sides are at most a quarter of its longest). `None` for
+/// spheres, planes and other boxes (a plane has no far side; a sphere, a
+/// plate or a block is caught by the particles and the segment contact).
+#[must_use]
+pub fn core_segment(shape: &WorldShape) -> Option<(Vec3, Vec3)> {
+    match *shape {
+        WorldShape::Capsule { a, b, .. } => Some((a, b)),
+        WorldShape::Cuboid {
+            center,
+            axes,
+            half_extents: h,
+            ..
+        } => {
+            let k = if h.x >= h.y && h.x >= h.z {
+                0
+            } else if h.y >= h.z {
+                1
+            } else {
+                2
+            };
+            // Only a bar: both other sides at most a quarter of the long
+            // one. A plate or a block is thick where a cable meets it.
+            let middle = [h.x, h.y, h.z]
+                .iter()
+                .enumerate()
+                .filter(|&(j, _)| j != k)
+                .map(|(_, &v)| v)
+                .fold(0.0f32, f32::max);
+            (middle <= 0.25 * h[k]).then(|| {
+                let half = axes.col(k) * h[k];
+                (center - half, center + half)
+            })
+        }
+        WorldShape::Sphere { .. } | WorldShape::Plane { .. } => None,
+    }
+}
+
+/// Lanes where the segment moving linearly from `a0`–`b0` to `a1`–`b1`
+/// crosses the fixed segment `p`–`q` on the way (continuous collision of
+/// a cable segment with a thin shape's core, [`core_segment`]).
+///
+/// At a crossing the two segments are coplanar: the triple product
+/// `((b − a) × (p − a)) · (q − p)` is quadratic in time, and at each of its
+/// roots in [0, 1] the segments must meet (closest points within 10⁻⁴ of
+/// their lengths plus a metre).
+#[inline(always)]
+pub fn crosses_segment<L: Lane>(
+    a0: V3<L>,
+    b0: V3<L>,
+    a1: V3<L>,
+    b1: V3<L>,
+    p: Vec3,
+    q: Vec3,
+) -> L::M {
+    let (zero, one) = (s::<L>(0.0), s::<L>(1.0));
+    let d = v::<L>(q - p);
+    let pv = v::<L>(p);
+    let e0 = b0 - a0;
+    let de = (b1 - a1) - e0;
+    let w0 = pv - a0;
+    let dw = a0 - a1;
+    let c0 = e0.cross(w0).dot(d);
+    let c1 = (e0.cross(dw) + de.cross(w0)).dot(d);
+    let c2 = de.cross(dw).dot(d);
+    let scale = c0.abs().max(c1.abs());
+    let linear = c2.abs().le(s::<L>(1.0e-6) * scale);
+    let disc = c1 * c1 - s::<L>(4.0) * c2 * c0;
+    let real = linear | zero.le(disc);
+    let root = disc.max(zero).sqrt();
+    let two_a = s::<L>(2.0) * c2;
+    let t_lin = c0.neg() / c1;
+    let t1 = L::select(linear, t_lin, (c1.neg() - root) / two_a);
+    let t2 = L::select(linear, t_lin, (c1.neg() + root) / two_a);
+    // Rounding of the roots leaves the segments a little apart at them;
+    // passing within 0.1 mm per metre of the core is inside the shape anyway.
+    let tol = s::<L>(1.0e-4) * (e0.length() + d.length() + one);
+    // A segment that starts on the core has no side to keep: not a crossing.
+    let on_core = c0.abs().le(s::<L>(1.0e-4) * e0.length() * d.length());
+    let meets = |t: L| {
+        let ok = real & !on_core & zero.le(t) & t.le(one) & t.finite();
+        let tt = L::select(ok, t, zero);
+        let a = a0 + (a1 - a0).scale(tt);
+        let b = b0 + (b1 - b0).scale(tt);
+        let (u, w) = segment_segment(a, b - a, pv, d);
+        let gap = (a + (b - a).scale(u) - (pv + d.scale(w))).length();
+        ok & gap.le(tol)
+    };
+    meets(t1) | meets(t2)
+}
+
 /// Squared distance from `p` to the box `|x| ≤ h`.
 #[inline(always)]
 fn box_sq_dist<L: Lane>(p: V3<L>, h: V3<L>) -> L {
