@@ -412,6 +412,12 @@ impl<const W: usize> Bundle<W> {
     /// cold lines rather than one store per float). Kept out of line: the
     /// copies are the same code on every SIMD path, and profiles show it
     /// apart from the substeps.
+    ///
+    /// At one substep a frame most of its time is the pool's side: the
+    /// pool's lines have left the cache since the last frame and each
+    /// store waits for its line (about a quarter of such a frame, against
+    /// an eighth for the transposition itself; `cable bench
+    /// --frame-substeps 1`, one thread).
     #[inline(never)]
     fn scatter(&self, views: &mut [Option<CableMut<'_>>], track: bool) {
         let r = &self.rows;
@@ -525,7 +531,7 @@ impl AnyBundle {
 }
 
 /// Rows per block of [`Bundle::scatter`]: 8 rows of a lane are 96 bytes,
-/// three 32-byte stores.
+/// a copy of constant length (a few wide stores).
 const SCATTER_ROWS: usize = 8;
 
 /// Slots of one bundle in [`LanesWorld::views`]: the widest bundle's lanes
@@ -540,8 +546,9 @@ type Views<'a> = Vec<Option<CableMut<'a>>>;
 /// views of one frame cannot outlive the pool's borrow, their buffer can.
 fn recycle<'b>(mut v: Views<'_>) -> Views<'b> {
     v.clear();
-    // In place (same layout, `Vec`'s in-place collection): no allocation,
-    // the capacity stays (`recycle_keeps_the_allocation`).
+    // In place: `Vec`'s in-place collection reuses the buffer of a
+    // same-layout element type, an optimisation std does not promise;
+    // `recycle_keeps_the_allocation` and tests/alloc.rs catch its loss.
     v.into_iter()
         .map(|_| -> Option<CableMut<'b>> { unreachable!("cleared") })
         .collect()
