@@ -1473,6 +1473,64 @@ pub struct Columns<'a> {
     colliders: &'a ColliderSet,
 }
 
+/// The cables of a [`Columns`] run, one view each, in row order
+/// ([`Columns::into_cables`]).
+#[derive(Debug)]
+pub struct IntoCables<'a> {
+    rest: Columns<'a>,
+}
+
+impl<'a> Iterator for IntoCables<'a> {
+    type Item = CableMut<'a>;
+
+    #[inline]
+    fn next(&mut self) -> Option<CableMut<'a>> {
+        let r = &mut self.rest;
+        let (rec, cables) = std::mem::take(&mut r.cables).split_first_mut()?;
+        let rec: &'a CableRecord = rec;
+        debug_assert!(rec.alive && rec.first == r.base);
+        let n = rec.count;
+        let (pos, pos1) = std::mem::take(&mut r.pos).split_at_mut(n);
+        let (prev, prev1) = std::mem::take(&mut r.prev).split_at_mut(n);
+        let (carry, carry1) = std::mem::take(&mut r.carry).split_at_mut(n);
+        let (inv_mass, inv_mass1) = r.inv_mass.split_at(n);
+        let (rest, rest1) = r.rest.split_at(n);
+        let (lambda, lambda1) = std::mem::take(&mut r.lambda).split_at_mut(n);
+        let (lambda_bend, lambda_bend1) = std::mem::take(&mut r.lambda_bend).split_at_mut(n);
+        let (row_const, row_const1) = r.row_const.split_at(n);
+        let (lambda_row, lambda_row1) = std::mem::take(&mut r.lambda_row).split_at_mut(n);
+        (r.pos, r.prev, r.carry, r.inv_mass, r.rest) = (pos1, prev1, carry1, inv_mass1, rest1);
+        (r.lambda, r.lambda_bend, r.row_const, r.lambda_row) =
+            (lambda1, lambda_bend1, row_const1, lambda_row1);
+        r.cables = cables;
+        r.base += n;
+        r.first_cable += 1;
+        Some(CableMut {
+            handle: rec.handle,
+            pos,
+            prev,
+            carry,
+            inv_mass,
+            rest,
+            lambda,
+            lambda_bend,
+            row_const,
+            lambda_row,
+            params: &rec.params,
+            attach: &rec.attach,
+            active: rec.active(),
+            colliders: r.colliders,
+        })
+    }
+
+    #[inline]
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        (self.rest.len(), Some(self.rest.len()))
+    }
+}
+
+impl ExactSizeIterator for IntoCables<'_> {}
+
 /// A mutable view of one cable's rows and parameters, handed to systems.
 #[derive(Debug)]
 pub struct CableMut<'a> {
@@ -1574,6 +1632,42 @@ impl<'a> Columns<'a> {
         )
     }
 
+    /// The pool's colliders, shared by every cable of the run: borrowed
+    /// for as long as the columns, so a caller can hold them beside the
+    /// cables' views ([`Columns::into_cables`]).
+    #[must_use]
+    pub fn colliders(&self) -> &'a ColliderSet {
+        self.colliders
+    }
+
+    /// One view per cable of the run, in row order, each borrowing its own
+    /// rows for the columns' whole lifetime: a caller may keep them, put
+    /// them in any order and hand them to threads (a layout that solves
+    /// cables in its own grouping writes each group back from the task
+    /// that solved it). O(1) per cable.
+    ///
+    /// # Example
+    /// ```
+    /// use cable_core::{CableDesc, ParticlePool};
+    /// use glam::Vec3;
+    ///
+    /// let mut pool = ParticlePool::new();
+    /// for k in 0..3 {
+    ///     pool.add_cable(&CableDesc::line(Vec3::ZERO, Vec3::X, 1.0, 2 + k)?)?;
+    /// }
+    /// let mut views: Vec<_> = pool.columns_mut().into_cables().collect();
+    /// views.reverse(); // any order: each view owns its rows
+    /// for c in &mut views {
+    ///     c.pos[0].y = c.pos.len() as f32;
+    /// }
+    /// assert_eq!(pool.cable(0).expect("live").pos[0].y, 3.0);
+    /// # Ok::<(), cable_core::CableError>(())
+    /// ```
+    #[must_use]
+    pub fn into_cables(self) -> IntoCables<'a> {
+        IntoCables { rest: self }
+    }
+
     /// Calls `f` on each cable of the run in order, on this thread.
     pub fn for_each(self, f: &impl Fn(CableMut<'_>)) {
         self.for_each_indexed(&|_, c| f(c));
@@ -1582,36 +1676,9 @@ impl<'a> Columns<'a> {
     /// Calls `f` with each cable's index (among the live cables, row order)
     /// and view, in order, on this thread.
     pub fn for_each_indexed(self, f: &impl Fn(usize, CableMut<'_>)) {
-        let mut rest = self;
-        while rest.len() > 1 {
-            let (head, tail) = rest.split_at(1);
-            f(head.first_cable, head.into_cable());
-            rest = tail;
-        }
-        if rest.len() == 1 {
-            f(rest.first_cable, rest.into_cable());
-        }
-    }
-
-    /// The view of a run of exactly one cable.
-    fn into_cable(self) -> CableMut<'a> {
-        let rec = &self.cables[0];
-        debug_assert!(self.cables.len() == 1 && rec.alive && self.pos.len() == rec.count);
-        CableMut {
-            handle: rec.handle,
-            pos: self.pos,
-            prev: self.prev,
-            carry: self.carry,
-            inv_mass: self.inv_mass,
-            rest: self.rest,
-            lambda: self.lambda,
-            lambda_bend: self.lambda_bend,
-            row_const: self.row_const,
-            lambda_row: self.lambda_row,
-            params: &self.cables[0].params,
-            attach: &self.cables[0].attach,
-            active: self.cables[0].active(),
-            colliders: self.colliders,
+        let first = self.first_cable;
+        for (i, c) in self.into_cables().enumerate() {
+            f(first + i, c);
         }
     }
 

@@ -198,6 +198,27 @@ pub struct CableRef<'a> {
     pub active: bool,
 }
 
+impl CableMut<'_> {
+    /// The view read-only: what [`ParticlePool::cable`] gives of the same
+    /// cable.
+    #[inline]
+    #[must_use]
+    pub fn view(&self) -> CableRef<'_> {
+        CableRef {
+            handle: self.handle,
+            pos: self.pos,
+            prev: self.prev,
+            carry: self.carry,
+            inv_mass: self.inv_mass,
+            rest: self.rest,
+            row_const: self.row_const,
+            params: self.params,
+            attach: self.attach,
+            active: self.active,
+        }
+    }
+}
+
 /// [`ParticlePool::validate_cable_for_substep`] of one record.
 fn check_record(rec: &CableRecord, substep: f32) -> Result<(), crate::CableError> {
     // The parameters were validated when set; only the substep is new.

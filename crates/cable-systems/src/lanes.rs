@@ -21,18 +21,26 @@
 //!    bundles; a key with too few cables to fill a group (fewer than
 //!    [`MIN_GROUP_FILL`] in its last group) leaves those cables to the
 //!    one-lane kernel;
-//! 2. in parallel over bundles: gather the bundle's cables from the pool
-//!    (again only when it changed), run the substeps on it while it is
-//!    hot in cache, with the best SIMD the CPU has ([`crate::simd`]);
-//! 3. in parallel over the pool's cables: lane cables copy their positions
-//!    back, the others run their substeps on the pool directly.
+//! 2. the pool's columns are split into one mutable view per cable
+//!    ([`cable_core::Columns::into_cables`]), put in bundle order: each
+//!    bundle's lanes, then the one-lane cables;
+//! 3. one parallel pass, over bundles beside the one-lane cables:
+//!    - a bundle gathers its cables from their views (again only when the
+//!      pool changed; only the attachment targets when just those moved),
+//!      runs the substeps while it is hot in cache, with the best SIMD the
+//!      CPU has ([`crate::simd`]), and copies its lanes back into the views
+//!      from the same task, while its rows are still in cache;
+//!    - a one-lane cable runs its substeps on the pool directly
+//!      ([`kernel::advance_cable`]).
 //!
 //! The split is by bundles and cables, that is by the scene alone, and
 //! cables are independent within a substep, so results do not depend on
-//! the thread count. Buffers are kept between frames: a warmed-up step does
-//! not allocate.
+//! the thread count. Buffers are kept between frames (the views' too:
+//! only their allocation, emptied and reused under the next frame's
+//! lifetime), so a warmed-up step does not allocate.
 
-use cable_core::{CableMut, CableRef, NO_ANCHOR, ParticlePool};
+use cable_core::{CableMut, CableRef, NO_ANCHOR, PAR_GRAIN, ParticlePool};
+use glam::Vec3;
 use rayon::prelude::*;
 
 use crate::kernel::{self, Block, Rigid, Scratch, Shared, Soft, Store};
@@ -52,7 +60,7 @@ pub const GROUPS_IN_FLIGHT: usize = 4;
 /// costs as much as a full one).
 pub const MIN_GROUP_FILL: usize = 3;
 
-/// Sentinel of [`LanesWorld`]'s cable-to-lane map: the cable is one-lane.
+/// A padding lane of [`Bundle::cables`]; while planning, a one-lane cable.
 const SCALAR: u32 = u32::MAX;
 
 /// Cables that may share a lane group: the same length and the same
@@ -219,8 +227,17 @@ struct Bundle<const W: usize> {
 }
 
 impl<const W: usize> Bundle<W> {
-    /// Copies the bundle's cables from the pool and derives the constants.
-    fn gather(&mut self, pool: &ParticlePool, params: &SolverParams) {
+    /// Copies the bundle's cables from their views (`views[lane]`, `None`
+    /// for padding) and derives the constants.
+    fn gather(&mut self, views: &[Option<CableMut<'_>>], params: &SolverParams) {
+        // Each real lane and its cable.
+        let lanes = || {
+            views
+                .iter()
+                .take(W)
+                .enumerate()
+                .filter_map(|(lane, c)| Some((lane, c.as_ref()?.view())))
+        };
         let n = self.key.segs + 1;
         let r = &mut self.rows;
         // Padding lanes: a straight, pinned, inert line (no NaN, no denormals).
@@ -238,13 +255,7 @@ impl<const W: usize> Bundle<W> {
         r.free.clear();
         r.free.resize(n, Mx::splat(false));
         self.block = Block::default();
-        for (lane, &cable) in self.cables.iter().enumerate() {
-            let Some(c) = (cable != SCALAR)
-                .then(|| pool.cable(cable as usize))
-                .flatten()
-            else {
-                continue;
-            };
+        for (lane, c) in lanes() {
             for row in 0..n {
                 r.pos[row].set_lane(lane, c.pos[row]);
                 r.prev[row].set_lane(lane, c.prev[row]);
@@ -258,26 +269,16 @@ impl<const W: usize> Bundle<W> {
         // Padding rest lengths: the padding line's own (1 per segment).
         let rest = |span: usize, i: usize| {
             let mut v = Fx::splat(span as f32);
-            for (lane, &cable) in self.cables.iter().enumerate() {
-                if let Some(c) = (cable != SCALAR)
-                    .then(|| pool.cable(cable as usize))
-                    .flatten()
-                {
-                    v.set_lane(lane, kernel::span_rest(c.rest, i, span));
-                }
+            for (lane, c) in lanes() {
+                v.set_lane(lane, kernel::span_rest(c.rest, i, span));
             }
             v
         };
         // Lanes whose segments i..i + span are intact (padding: all).
         let linked = |span: usize, i: usize| {
             let mut m = Mx::splat(true);
-            for (lane, &cable) in self.cables.iter().enumerate() {
-                if let Some(c) = (cable != SCALAR)
-                    .then(|| pool.cable(cable as usize))
-                    .flatten()
-                {
-                    m.set_lane(lane, kernel::span_linked(c.row_const, i, span));
-                }
+            for (lane, c) in lanes() {
+                m.set_lane(lane, kernel::span_linked(c.row_const, i, span));
             }
             m
         };
@@ -325,13 +326,7 @@ impl<const W: usize> Bundle<W> {
                 let mut reach = Fx::splat(0.0);
                 let mut m = Mx::splat(false);
                 let mut uniform = None;
-                for (lane, &cable) in self.cables.iter().enumerate() {
-                    let Some(c) = (cable != SCALAR)
-                        .then(|| pool.cable(cable as usize))
-                        .flatten()
-                    else {
-                        continue;
-                    };
+                for (lane, c) in lanes() {
                     let k = &c.row_const[row];
                     if side == 0 {
                         curv.0.set_lane(lane, k.kappa0);
@@ -366,29 +361,29 @@ impl<const W: usize> Bundle<W> {
         self.block.tether = (0..2).any(|side| r.tether_m[side].iter().any(|m| m.any()));
     }
 
-    /// Copies the attachment targets of the bundle's cables from the pool
-    /// (only targets moved).
-    fn refresh_targets(&mut self, pool: &ParticlePool) {
-        for (lane, &cable) in self.cables.iter().enumerate() {
-            if let Some(c) = (cable != SCALAR)
-                .then(|| pool.cable(cable as usize))
-                .flatten()
-            {
+    /// Copies the attachment targets of the bundle's cables from their
+    /// views (only targets moved).
+    fn refresh_targets(&mut self, views: &[Option<CableMut<'_>>]) {
+        for (lane, c) in views.iter().take(W).enumerate() {
+            if let Some(c) = c {
                 self.block.set_targets(lane, c.attach);
             }
         }
     }
 
-    /// Runs `n` substeps (inlined into each SIMD path of [`Bundle::run`]).
+    /// Runs `n` substeps and writes the cables back (inlined into each
+    /// SIMD path of [`Bundle::run`]).
     #[inline(always)]
-    fn run_inline(&mut self, sh: &Shared<'_>, n: u32) {
+    fn run_inline(&mut self, views: &mut [Option<CableMut<'_>>], sh: &Shared<'_>, n: u32) {
         for _ in 0..n {
             kernel::substep(&mut self.rows, &self.block, sh, &mut self.scratch);
         }
+        self.scatter(views, sh.track);
     }
 
-    /// Runs `n` substeps with the best SIMD instructions the CPU has.
-    fn run(&mut self, sh: &Shared<'_>, n: u32) {
+    /// Runs `n` substeps with the best SIMD instructions the CPU has, then
+    /// writes the cables back ([`Bundle::scatter`]) while the rows are hot.
+    fn run(&mut self, views: &mut [Option<CableMut<'_>>], sh: &Shared<'_>, n: u32) {
         #[cfg(target_arch = "x86_64")]
         if simd::active() == simd::Simd::Avx2 {
             // SAFETY: `simd::active` returns `Avx2` only when the running
@@ -397,44 +392,112 @@ impl<const W: usize> Bundle<W> {
             // function.
             #[allow(unsafe_code)]
             unsafe {
-                run_avx2(self, sh, n);
+                run_avx2(self, views, sh, n);
             }
             return;
         }
-        self.run_inline(sh, n);
+        self.run_inline(views, sh, n);
     }
 
-    /// Copies lane `lane`'s particles into one cable's columns, and with
-    /// `track` its multipliers.
-    fn scatter(&self, lane: usize, c: &mut CableMut<'_>, track: bool) {
-        for (row, ((p, q), e)) in c
-            .pos
-            .iter_mut()
-            .zip(c.prev.iter_mut())
-            .zip(c.carry.iter_mut())
-            .enumerate()
-        {
-            *p = self.rows.pos[row].lane(lane);
-            *q = self.rows.prev[row].lane(lane);
-            *e = self.rows.carry[row].lane(lane);
+    /// Copies every lane's particles back into its cable's view
+    /// (`views[lane]`, `None` for padding), and with `track` the
+    /// multipliers; run by the task that ran the substeps, while the rows
+    /// are in cache.
+    ///
+    /// By blocks of [`SCATTER_ROWS`] rows: a block of every lane is
+    /// transposed into a buffer on the stack (each row read once, from L1:
+    /// going lane by lane over all rows, the rows of a 32-lane bundle do
+    /// not fit in L1 and nearly every read misses), then each lane's block
+    /// goes to its cable in one 96-byte copy (wide stores into the pool's
+    /// cold lines rather than one store per float). Kept out of line: the
+    /// copies are the same code on every SIMD path, and profiles show it
+    /// apart from the substeps.
+    ///
+    /// At one substep a frame most of its time is the pool's side: the
+    /// pool's lines have left the cache since the last frame and each
+    /// store waits for its line (about a quarter of such a frame, against
+    /// an eighth for the transposition itself; `cable bench
+    /// --frame-substeps 1`, one thread).
+    #[inline(never)]
+    fn scatter(&self, views: &mut [Option<CableMut<'_>>], track: bool) {
+        let r = &self.rows;
+        let n = r.pos.len();
+        let mut buf = [[[Vec3::ZERO; SCATTER_ROWS]; W]; 3];
+        for r0 in (0..n).step_by(SCATTER_ROWS) {
+            let rows = r0..n.min(r0 + SCATTER_ROWS);
+            for (buf, col) in buf.iter_mut().zip([&r.pos, &r.prev, &r.carry]) {
+                for (i, v) in col[rows.clone()].iter().enumerate() {
+                    for (lane, b) in buf.iter_mut().enumerate() {
+                        b[i] = v.lane(lane);
+                    }
+                }
+            }
+            for (lane, c) in views.iter_mut().take(W).enumerate() {
+                let Some(c) = c else { continue };
+                for (buf, dst) in buf.iter().zip([&mut *c.pos, &mut *c.prev, &mut *c.carry]) {
+                    let (dst, src) = (&mut dst[rows.clone()], &buf[lane]);
+                    match <&mut [Vec3; SCATTER_ROWS]>::try_from(&mut *dst) {
+                        // A whole block: a copy of constant length.
+                        Ok(dst) => *dst = *src,
+                        Err(_) => dst.copy_from_slice(&src[..dst.len()]),
+                    }
+                }
+            }
         }
         if track || self.block.track {
-            for (row, l) in c.lambda.iter_mut().enumerate() {
-                *l = self.rows.lambda[0].get(row).map_or(0.0, |v| v.lane(lane));
-            }
-            for (row, l) in c.lambda_row.iter_mut().enumerate() {
-                *l = [0, 1, 2].map(|k| self.rows.lrow[k][row].lane(lane));
+            for (lane, c) in views.iter_mut().take(W).enumerate() {
+                let Some(c) = c else { continue };
+                for (row, l) in c.lambda.iter_mut().enumerate() {
+                    *l = r.lambda[0].get(row).map_or(0.0, |v| v.lane(lane));
+                }
+                for (row, l) in c.lambda_row.iter_mut().enumerate() {
+                    *l = [0, 1, 2].map(|k| r.lrow[k][row].lane(lane));
+                }
             }
         }
     }
+
+    /// One frame of the bundle, in the task that owns it: (re)gather when
+    /// the pool changed, run `n` substeps, write the cables back.
+    fn frame(
+        &mut self,
+        views: &mut [Option<CableMut<'_>>],
+        refresh: Refresh,
+        params: &SolverParams,
+        sh: &Shared<'_>,
+        n: u32,
+    ) {
+        match refresh {
+            Refresh::Gather => self.gather(views, params),
+            Refresh::Targets => self.refresh_targets(views),
+            Refresh::Current => {}
+        }
+        self.run(views, sh, n);
+    }
+}
+
+/// What a bundle must copy from the pool before its substeps.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Refresh {
+    /// The pool changed since the last write-back: everything.
+    Gather,
+    /// Only attachment targets moved.
+    Targets,
+    /// The bundle holds the pool's state.
+    Current,
 }
 
 /// [`Bundle::run_inline`] compiled for AVX2: the kernel's `Fx` loops become
 /// 256-bit instructions. Same IEEE operations, bitwise the same results.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
-fn run_avx2<const W: usize>(b: &mut Bundle<W>, sh: &Shared<'_>, n: u32) {
-    b.run_inline(sh, n);
+fn run_avx2<const W: usize>(
+    b: &mut Bundle<W>,
+    views: &mut [Option<CableMut<'_>>],
+    sh: &Shared<'_>,
+    n: u32,
+) {
+    b.run_inline(views, sh, n);
 }
 
 /// A bundle of one of the two widths (8 lanes for a key's lone group, 32
@@ -467,13 +530,61 @@ impl AnyBundle {
     }
 }
 
+/// Rows per block of [`Bundle::scatter`]: 8 rows of a lane are 96 bytes,
+/// a copy of constant length (a few wide stores).
+const SCATTER_ROWS: usize = 8;
+
+/// Slots of one bundle in [`LanesWorld::views`]: the widest bundle's lanes
+/// (a narrower bundle leaves the rest `None`).
+const STRIDE: usize = LANES * GROUPS_IN_FLIGHT;
+
+/// The per-cable views of one frame, in bundle order: [`STRIDE`] slots per
+/// bundle (`None` for padding), then the one-lane cables in row order.
+type Views<'a> = Vec<Option<CableMut<'a>>>;
+
+/// An empty [`Views`] that keeps its allocation for another lifetime: the
+/// views of one frame cannot outlive the pool's borrow, their buffer can.
+fn recycle<'b>(mut v: Views<'_>) -> Views<'b> {
+    v.clear();
+    // In place: `Vec`'s in-place collection reuses the buffer of a
+    // same-layout element type, an optimisation std does not promise;
+    // `recycle_keeps_the_allocation` and tests/alloc.rs catch its loss.
+    v.into_iter()
+        .map(|_| -> Option<CableMut<'b>> { unreachable!("cleared") })
+        .collect()
+}
+
+/// The allocation of the views between frames ([`recycle`]), always empty.
+#[derive(Default)]
+struct ViewBuf(Views<'static>);
+
+impl Clone for ViewBuf {
+    fn clone(&self) -> Self {
+        Self::default()
+    }
+}
+
+impl std::fmt::Debug for ViewBuf {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "ViewBuf(capacity {})", self.0.capacity())
+    }
+}
+
 /// The `Lanes8` layout's buffers, kept by the stepper between frames.
 #[derive(Clone, Debug, Default)]
 pub struct LanesWorld {
     order: Vec<(Key, u32)>,
     bundles: Vec<AnyBundle>,
-    /// Per cable: `bundle << 8 | lane`, or [`SCALAR`].
-    slot: Vec<u32>,
+    /// Per cable (row order): its slot in the frame's views, `bundle ·`
+    /// [`STRIDE`] `+ lane` for lane cables, after every bundle's slots for
+    /// the others.
+    dest: Vec<u32>,
+    /// `dest` increases along the rows.
+    in_order: bool,
+    /// One-lane cables a parallel task takes at least (about
+    /// [`PAR_GRAIN`] particles).
+    scalar_grain: usize,
+    views: ViewBuf,
     /// Pool revision and parameters right after the last write-back: while
     /// both match, the bundles hold the pool's current state.
     synced: Option<(u64, SolverParams)>,
@@ -485,7 +596,11 @@ impl LanesWorld {
     /// Number of cables solved in lane groups at the last [`advance`].
     #[must_use]
     pub fn lane_cables(&self) -> usize {
-        self.slot.iter().filter(|&&s| s != SCALAR).count()
+        let lane_slots = self.bundles.len() * STRIDE;
+        self.dest
+            .iter()
+            .filter(|&&d| (d as usize) < lane_slots)
+            .count()
     }
 
     /// Number of lane groups (8 lanes each, padding included) at the last
@@ -506,8 +621,8 @@ impl LanesWorld {
             }
         }
         self.order.sort_unstable();
-        self.slot.clear();
-        self.slot.resize(pool.cable_count(), SCALAR);
+        self.dest.clear();
+        self.dest.resize(pool.cable_count(), SCALAR);
         let mut used = 0;
         let mut start = 0;
         while start < self.order.len() {
@@ -521,7 +636,7 @@ impl LanesWorld {
             } else {
                 len - len % LANES
             };
-            for chunk in self.order[start..start + in_lanes].chunks(LANES * GROUPS_IN_FLIGHT) {
+            for chunk in self.order[start..start + in_lanes].chunks(STRIDE) {
                 let groups = chunk.len().div_ceil(LANES);
                 let width = if groups == 1 { 1 } else { GROUPS_IN_FLIGHT } * LANES;
                 if used == self.bundles.len() || self.bundles[used].width() != width {
@@ -538,7 +653,7 @@ impl LanesWorld {
                     b.cables.resize(width, SCALAR);
                     for (lane, &(_, cable)) in chunk.iter().enumerate() {
                         b.cables[lane] = cable;
-                        self.slot[cable as usize] = ((used as u32) << 8) | lane as u32;
+                        self.dest[cable as usize] = (used * STRIDE + lane) as u32;
                     }
                 });
                 used += 1;
@@ -546,6 +661,20 @@ impl LanesWorld {
             start += len;
         }
         self.bundles.truncate(used);
+        // The one-lane cables (sleeping and hidden ones too: the kernel
+        // skips them), after the bundles' slots, in row order.
+        let mut next = used * STRIDE;
+        let (mut cables, mut particles) = (0, 0);
+        for (i, d) in self.dest.iter_mut().enumerate() {
+            if *d == SCALAR {
+                *d = next as u32;
+                next += 1;
+                cables += 1;
+                particles += pool.cable(i).map_or(0, |c| c.pos.len());
+            }
+        }
+        self.scalar_grain = (PAR_GRAIN * cables / particles.max(1)).max(1);
+        self.in_order = self.dest.windows(2).all(|d| d[0] < d[1]);
     }
 }
 
@@ -560,43 +689,58 @@ pub fn advance(
     stages: Stages,
     track: bool,
 ) {
-    let current = world.synced == Some((pool.revision(), *params));
-    if !current {
+    let refresh = if world.synced != Some((pool.revision(), *params)) {
         pool.compact();
         world.plan(pool, params);
+        Refresh::Gather
     } else if world.synced_attach != pool.attachment_revision() {
-        // Only attachment targets moved: refresh them, keep the copies.
-        let shared: &ParticlePool = pool;
-        world
-            .bundles
-            .par_iter_mut()
-            .for_each(|b| each!(b, b => b.refresh_targets(shared)));
-    }
+        Refresh::Targets
+    } else {
+        Refresh::Current
+    };
     world.synced_attach = pool.attachment_revision();
-    {
-        let shared: &ParticlePool = pool;
-        let mut sh = Shared::new(params, shared.colliders(), stages);
-        sh.track = track;
-        world.bundles.par_iter_mut().for_each(|b| {
-            each!(b, b => {
-                if !current {
-                    b.gather(shared, params);
-                }
-                b.run(&sh, n);
-            });
-        });
-    }
-    let bundles = &world.bundles;
-    let slot = &world.slot;
-    pool.par_for_each_cable_indexed(|i, mut c| {
-        let s = slot[i];
-        if s == SCALAR {
-            kernel::advance_cable(&mut c, params, n, stages, track);
-            return;
+    let columns = pool.columns_mut();
+    let mut sh = Shared::new(params, columns.colliders(), stages);
+    sh.track = track;
+    // Each cable's view in its slot (see `LanesWorld::dest`).
+    let mut views = recycle(std::mem::take(&mut world.views.0));
+    let slots = world.bundles.len() * STRIDE + world.dest.len();
+    debug_assert_eq!(columns.len(), world.dest.len());
+    if world.in_order {
+        // Slots in row order (one key, or keys in row order): appended.
+        for (c, &d) in columns.into_cables().zip(&world.dest) {
+            debug_assert!(views.len() <= d as usize);
+            views.resize_with(d as usize, || None);
+            views.push(Some(c));
         }
-        let lane = (s & 0xff) as usize;
-        each!(&bundles[(s >> 8) as usize], b => b.scatter(lane, &mut c, track));
-    });
+        views.resize_with(slots, || None);
+    } else {
+        views.resize_with(slots, || None);
+        for (c, &d) in columns.into_cables().zip(&world.dest) {
+            views[d as usize] = Some(c);
+        }
+    }
+    let (lane_views, scalar_views) = views.split_at_mut(world.bundles.len() * STRIDE);
+    let bundles = &mut world.bundles;
+    let grain = world.scalar_grain;
+    // One parallel pass: bundles (each written back by the task that ran
+    // it) beside the one-lane cables.
+    rayon::join(
+        || {
+            bundles
+                .par_iter_mut()
+                .zip(lane_views.par_chunks_mut(STRIDE))
+                .for_each(|(b, v)| each!(b, b => b.frame(v, refresh, params, &sh, n)));
+        },
+        || {
+            scalar_views
+                .par_iter_mut()
+                .with_min_len(grain)
+                .flatten()
+                .for_each(|c| kernel::advance_cable(c, params, n, stages, track));
+        },
+    );
+    world.views.0 = recycle(views);
     world.synced = Some((pool.revision(), *params));
 }
 
@@ -605,8 +749,71 @@ mod tests {
     use cable_core::{CableDesc, Collider, ParticlePool};
     use glam::Vec3;
 
+    use super::{LanesWorld, Views, recycle};
     use crate::simd::{self, Simd};
     use crate::{Layout, SolverParams, Stepper};
+
+    /// The views' buffer changes lifetime without a new allocation.
+    #[test]
+    fn recycle_keeps_the_allocation() {
+        let mut v: Views<'static> = Vec::with_capacity(40);
+        v.push(None);
+        let (ptr, cap) = (v.as_ptr().cast::<u8>(), v.capacity());
+        let w: Views<'_> = recycle(v);
+        assert!(w.is_empty());
+        assert_eq!((w.as_ptr().cast::<u8>(), w.capacity()), (ptr, cap));
+    }
+
+    /// One key in row order (its views appended, `in_order`) with padding,
+    /// and a leftover one-lane key, over frames of one substep with a
+    /// collider: the same bits as the one-lane layout, the pool edited
+    /// between frames (re-gathered) and attachment targets moved
+    /// (refreshed).
+    #[test]
+    fn one_key_in_row_order_matches_the_one_lane_layout() {
+        let run = |layout: Layout| {
+            let mut pool = ParticlePool::new();
+            let mut handles = Vec::new();
+            for k in 0..21 {
+                let z = k as f32 * 0.2;
+                let segs = if k < 19 { 6 } else { 9 };
+                let d = CableDesc::line(Vec3::new(0.0, 0.0, z), Vec3::new(2.0, 0.0, z), 2.4, segs)
+                    .expect("valid");
+                handles.push(pool.add_cable(&d).expect("fits"));
+            }
+            pool.colliders_mut()
+                .add(Collider::plane(Vec3::Y, -0.5).expect("valid"));
+            let params = SolverParams {
+                iterations: 3,
+                friction: 0.2,
+                ..SolverParams::default()
+            };
+            let mut st = Stepper::with_layout(params, layout).expect("valid");
+            for frame in 0..6 {
+                if frame == 2 {
+                    pool.positions_mut(handles[4]).expect("live")[2].y += 0.1;
+                }
+                if frame == 4 {
+                    let to = Some(Vec3::new(0.1, 0.2, 0.0));
+                    pool.set_attachment(handles[0], cable_core::End::Start, to)
+                        .expect("live");
+                }
+                st.run_substeps(&mut pool, 1);
+            }
+            if layout == Layout::Lanes8 {
+                let w: &LanesWorld = st.layout_state().lanes();
+                assert!(w.in_order && w.lane_cables() == 19 && w.lane_groups() == 4);
+            }
+            pool.all_positions().to_vec()
+        };
+        let (want, got) = (run(Layout::Soa), run(Layout::Lanes8));
+        assert!(
+            got.iter()
+                .zip(&want)
+                .all(|(a, b)| a.to_array().map(f32::to_bits) == b.to_array().map(f32::to_bits)),
+            "lanes8 differs from soa"
+        );
+    }
 
     /// The one `unsafe` call of the crate (the AVX2 path) and the baseline
     /// path give the same bits as the one-lane layout. Small enough for

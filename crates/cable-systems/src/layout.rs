@@ -5,7 +5,7 @@
 //! | --- | --- | --- | --- |
 //! | [`Layout::Aos`] | one object per cable, an array of particle structs (UE's, Flax's and the Unity ropes' shape) | 1 | one lane |
 //! | [`Layout::Soa`] | the pool's structure-of-arrays columns, in place | all, over cables | one lane |
-//! | [`Layout::Lanes8`] | lane groups of 8 equal-length cables, up to 4 groups per block | all, over blocks | 8 to 32 lanes, SIMD chosen at run time |
+//! | [`Layout::Lanes8`] | lane groups of 8 equal-length cables, up to 4 groups per block | all, over blocks (each copied back by the task that solved it) beside the one-lane leftovers | 8 to 32 lanes, SIMD chosen at run time |
 //!
 //! Every layout runs the same kernel ([`crate::kernel::substep`]): the
 //! layouts differ only in storage and lane width, and give bitwise
@@ -15,7 +15,11 @@
 //! own copies between frames, re-gathered only when the pool was edited
 //! (see [`cable_core::ParticlePool::revision`]; moving an attachment target
 //! only refreshes targets), and write positions back to the pool before
-//! [`crate::Stepper::advance`] returns.
+//! [`crate::Stepper::advance`] returns. `Lanes8` does it in one parallel
+//! pass: each lane block is copied back by the task that ran its substeps,
+//! while its rows are in cache, through per-cable views of the pool split
+//! once per frame ([`cable_core::Columns::into_cables`]); the cables left
+//! to the one-lane kernel run in the same pass (see [`crate::lanes`]).
 //!
 //! # Example
 //! ```
