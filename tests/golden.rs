@@ -21,7 +21,7 @@ const GOLDEN: [(&str, u64); 10] = [
     ("classic", 0xbec8dbc37ae675ab),
     ("compliance", 0xef7d3481e9b62dec),
     ("bending", 0x7b8c625ab3a39efb),
-    ("colliders_friction", 0x52bf5ae559b543a3),
+    ("colliders_friction", 0x57ebc07c5d10d32f),
     ("moving_attachments", 0xed060f721461861c),
     ("tethers_pins_masses", 0x2308db2a5ddabb3f),
     ("curvature", 0x491694d082d3dd43),

@@ -641,7 +641,11 @@ impl<L: Lane> Contacts<L> {
     /// memory, and one pressed to within rounding of the core has no side
     /// left. This runs before and after the other contacts of the shape,
     /// so a contact pass never ends with a segment lost.
-    #[inline(always)]
+    ///
+    /// Not inlined: compiled once per lane and store type, like
+    /// `Contacts::project_shape` (inlined at its four call sites it made
+    /// the crate build several times slower).
+    #[inline(never)]
     fn uncross<S: Store<L>>(
         &mut self,
         st: &mut S,
