@@ -7,18 +7,21 @@
 //! lies in the plane z = 0 and the obstacle runs along z through it, so
 //! the question is two-dimensional. After every substep no segment of the
 //! centre line may overlap the obstacle's cross-section (a disc or a
-//! square) deeper than the obstacle's half size, and the winding angle of
+//! square) by 1 mm or more, and the winding angle of
 //! the cable around the obstacle's axis may never jump by more than π in
 //! one substep (a segment passing over the axis).
 //!
-//! Status (2026-11-23, second session): the rod passes on every layout,
-//! speed and radius: a segment that went over the rod's axis since the
-//! last contact pass, or whose centre line entered the rod, is put back on
-//! the side it came from (`cable_systems::contact`, `Contacts::uncross`).
-//! The box bar still fails with cable radius 2 mm at 20 and 50 m/s (on
-//! every layout: the centre line reaches the bar's axis and crosses once),
-//! so its two tests stay ignored; run them with
-//! `cargo test --release --test thin -- --ignored --nocapture`.
+//! Status (2026-11-24): every case passes on every layout; the test
+//! allows the centre line 1 mm into the obstacle, and none of the 72 runs
+//! goes 0.05 mm in. A segment that went over the
+//! obstacle's axis since the last contact pass, or whose centre line
+//! entered it, is put back on the side it came from
+//! (`cable_systems::contact`, `Contacts::uncross`). The bar failed until
+//! the box's segment contact stopped reading a segment straight through
+//! the box as just touching it (`narrow::segment_box_closest` took the
+//! face where the segment enters, which rounding can put a hair outside).
+//! `cargo test --release --test thin -- --nocapture` prints each run's
+//! depth and crossings.
 
 use cable::systems::Layout;
 use cable::{CableDesc, ParticlePool, SolverParams, Stepper};
@@ -175,9 +178,9 @@ fn check(section: Section) {
                 println!(
                     "{section:?} {layout} r={cable_radius} {speed} m/s: depth {deepest:.4} m, crossings {crossings}"
                 );
-                // Never across; a dent into the obstacle short of its axis
-                // is reported (README) but is not a crossing.
-                if deepest >= section.half() || crossings > 0 {
+                // Never across, and the centre line never more than 1 mm
+                // inside (measured: under 0.05 mm in every run).
+                if deepest >= 0.001 || crossings > 0 {
                     failures.push(format!(
                         "{layout}, cable radius {cable_radius} m, {speed} m/s: centre line {deepest} m \
                          inside, crossed the axis {crossings} times"
@@ -200,13 +203,11 @@ fn a_cable_never_crosses_a_1_cm_rod_at_a_particle() {
 }
 
 #[test]
-#[ignore = "issue 11 open: fails with cable radius 2 mm at 20 and 50 m/s on every layout (see the module docs)"]
 fn a_cable_never_crosses_a_2_cm_box_bar_between_its_particles() {
     check(Section::Square(Vec2::new(0.05, 0.0), 0.01));
 }
 
 #[test]
-#[ignore = "issue 11 open: fails with cable radius 2 mm at 20 and 50 m/s on every layout (see the module docs)"]
 fn a_cable_never_crosses_a_2_cm_box_bar_off_centre() {
     check(Section::Square(Vec2::new(0.03, 0.0), 0.01));
 }

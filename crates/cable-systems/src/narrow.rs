@@ -335,18 +335,24 @@ pub fn crosses_segment<L: Lane>(
     // Rounding of the roots leaves the segments a little apart at them;
     // passing within 0.1 mm per metre of the core is inside the shape anyway.
     let tol = s::<L>(1.0e-4) * (e0.length() + d.length() + one);
-    // A segment that starts on the core has no side to keep: not a crossing.
-    let on_core = c0.abs().le(s::<L>(1.0e-4) * e0.length() * d.length());
-    let meets = |t: L| {
-        let ok = real & !on_core & zero.le(t) & t.le(one) & t.finite();
-        let tt = L::select(ok, t, zero);
-        let a = a0 + (a1 - a0).scale(tt);
-        let b = b0 + (b1 - b0).scale(tt);
+    let gap_at = |t: L| {
+        let a = a0 + (a1 - a0).scale(t);
+        let b = b0 + (b1 - b0).scale(t);
         let (u, w) = segment_segment(a, b - a, pv, d);
-        let gap = (a + (b - a).scale(u) - (pv + d.scale(w))).length();
-        ok & gap.le(tol)
+        (a + (b - a).scale(u) - (pv + d.scale(w))).length()
     };
-    meets(t1) | meets(t2)
+    // A segment that starts on the core has no side to keep: leaving it
+    // (the root nearer 0) is not a crossing; coming back later is. A
+    // segment whose line only points at the core (c0 = 0 with the segment
+    // away from it) starts on no core, and both roots count.
+    let on_core = c0.abs().le(s::<L>(1.0e-4) * e0.length() * d.length()) & gap_at(zero).le(tol);
+    let first_nearer = t1.abs().le(t2.abs());
+    let meets = |t: L, leaving: L::M| {
+        let ok = real & !(on_core & leaving) & zero.le(t) & t.le(one) & t.finite();
+        ok & gap_at(L::select(ok, t, zero)).le(tol)
+    };
+    // (A linear case has one root, t1 = t2.)
+    meets(t1, first_nearer) | meets(t2, !first_nearer | linear)
 }
 
 /// Squared distance from `p` to the box `|x| ≤ h`.
@@ -412,16 +418,27 @@ pub fn segment_box_closest<L: Lane>(a: V3<L>, d: V3<L>, h: V3<L>) -> (L, L) {
         let (t0, t1) = (ts[w], ts[w + 1]);
         let pm = a + d.scale(s::<L>(0.5) * (t0 + t1));
         let (mut qa, mut qb) = (zero, zero);
+        let mut outside = L::M::splat(false);
         for k in 0..3 {
             let (pk, ak, dk, hk) = (pm.get(k), a.get(k), d.get(k), h.get(k));
             let over = hk.lt(pk);
             let under = pk.lt(hk.neg());
             let e = L::select(over, ak - hk, ak + hk);
             let on = over | under;
+            outside = outside | on;
             qa = qa + (dk * dk).keep(on);
             qb = qb + (dk * e).keep(on);
         }
-        let t = L::select(zero.lt(qa), (qb.neg() / qa).clamp(t0, t1), t0);
+        // A piece inside the box is at distance 0 throughout: take its
+        // midpoint, which the classification above found inside, and not
+        // its start, a face crossing that rounding may put a hair outside
+        // (a segment through the box then read as just touching it).
+        let mid = s::<L>(0.5) * (t0 + t1);
+        let t = L::select(
+            zero.lt(qa),
+            (qb.neg() / qa).clamp(t0, t1),
+            L::select(outside, t0, mid),
+        );
         let val = box_sq_dist(a + d.scale(t), h);
         let better = val.lt(best_v);
         best_t = L::select(better, t, best_t);
@@ -642,7 +659,161 @@ mod tests {
         }
     }
 
+    /// Core of a bar along z through the origin, 2 m long.
+    const CORE: (Vec3, Vec3) = (Vec3::new(0.0, 0.0, -1.0), Vec3::new(0.0, 0.0, 1.0));
+
+    /// `crosses_segment` on one lane, for a segment in the plane z = `z`
+    /// moving from `a0`–`b0` to `a1`–`b1` (2D points).
+    fn crosses(z: f32, [a0, b0, a1, b1]: [[f32; 2]; 4]) -> bool {
+        let p = |q: [f32; 2]| V3::<f32>::splat(Vec3::new(q[0], q[1], z));
+        crosses_segment(p(a0), p(b0), p(a1), p(b1), CORE.0, CORE.1)
+    }
+
+    #[test]
+    fn a_segment_swept_over_the_core_crosses_it() {
+        // Broadside, all the way over.
+        assert!(crosses(
+            0.0,
+            [[-1.0, 0.5], [1.0, 0.5], [-1.0, -0.5], [1.0, -0.5]]
+        ));
+        // Swinging about one end: the free end sweeps the core over at
+        // t = 2/3.5 (a quadratic root, not a linear one).
+        assert!(crosses(
+            0.0,
+            [[-1.0, -1.0], [1.0, -1.0], [-1.0, -1.0], [-0.5, 1.0]]
+        ));
+        // Its line points at the core when it starts (c0 = 0) but the
+        // segment is 0.5 m away; it turns and goes over at t = 1/2.
+        assert!(crosses(
+            0.0,
+            [[0.5, 0.0], [1.5, 0.0], [-1.5, 1.0], [-0.5, -1.0]]
+        ));
+        // Starting on the core, leaving it and coming back over it from
+        // the side it left to: the first root (t = 0) is not a crossing,
+        // the second (t = 1/2, the segment through the core again) is.
+        assert!(crosses(
+            0.0,
+            [[-0.5, 0.0], [0.5, 0.0], [0.0, 1.0], [1.0, -3.0]]
+        ));
+    }
+
+    #[test]
+    fn a_segment_that_stops_short_beside_or_past_the_end_does_not_cross() {
+        // Stops 0.1 m short.
+        assert!(!crosses(
+            0.0,
+            [[-1.0, 0.5], [1.0, 0.5], [-1.0, 0.1], [1.0, 0.1]]
+        ));
+        // Passes beyond the core's end (z = 2).
+        assert!(!crosses(
+            2.0,
+            [[-1.0, 0.5], [1.0, 0.5], [-1.0, -0.5], [1.0, -0.5]]
+        ));
+        // Passes beside it: the segment's end is 0.2 m short of the core.
+        assert!(!crosses(
+            0.0,
+            [[-1.0, 0.5], [-0.2, 0.5], [-1.0, -0.5], [-0.2, -0.5]]
+        ));
+        // Starts on the core and leaves it: no side to keep.
+        assert!(!crosses(
+            0.0,
+            [[-1.0, 0.0], [1.0, 0.0], [-1.0, 0.5], [1.0, 0.5]]
+        ));
+        // Slides along its own line through the core (coplanar throughout).
+        assert!(!crosses(
+            0.0,
+            [[0.5, 0.0], [1.5, 0.0], [0.6, 0.0], [1.6, 0.0]]
+        ));
+    }
+
+    #[test]
+    fn cores_are_a_capsules_axis_and_a_bars_long_axis_only() {
+        let (a, b) = (Vec3::new(0.0, 1.0, -2.0), Vec3::new(0.0, 1.0, 2.0));
+        assert_eq!(
+            core_segment(&WorldShape::Capsule { a, b, radius: 0.01 }),
+            Some((a, b))
+        );
+        let boxed = |h: Vec3, q: Quat| {
+            let axes = Mat3::from_quat(q);
+            WorldShape::Cuboid {
+                center: Vec3::ONE,
+                axes,
+                inv_axes: axes.transpose(),
+                half_extents: h,
+            }
+        };
+        // A 2 cm bar 2 m long along y, turned a quarter about z: along -x.
+        let q = Quat::from_rotation_z(std::f32::consts::FRAC_PI_2);
+        let (p, r) = core_segment(&boxed(Vec3::new(0.01, 1.0, 0.01), q)).expect("a bar");
+        assert!((p - Vec3::new(2.0, 1.0, 1.0)).length() < 1e-5, "{p}");
+        assert!((r - Vec3::new(0.0, 1.0, 1.0)).length() < 1e-5, "{r}");
+        // A plate (one side more than a quarter of the long one) and a
+        // block have none; nor do spheres and planes.
+        assert!(core_segment(&boxed(Vec3::new(1.0, 0.3, 0.01), Quat::IDENTITY)).is_none());
+        assert!(core_segment(&boxed(Vec3::splat(0.5), Quat::IDENTITY)).is_none());
+        assert!(
+            core_segment(&WorldShape::Sphere {
+                center: a,
+                radius: 0.1
+            })
+            .is_none()
+        );
+        assert!(
+            core_segment(&WorldShape::Plane {
+                normal: Vec3::Y,
+                offset: 0.0
+            })
+            .is_none()
+        );
+    }
+
+    /// A segment through a thin bar, found by the thin-rod test: both ends
+    /// outside, its middle at the centre. The closest-point search used to
+    /// stop at the face where the segment enters, which rounding put a
+    /// hair outside, and reported the segment as just touching (phi ≈ 0).
+    #[test]
+    fn a_segment_through_a_bar_is_inside_it() {
+        let axes = Mat3::IDENTITY;
+        let bar = WorldShape::Cuboid {
+            center: Vec3::new(0.05, 0.0, 0.0),
+            axes,
+            inv_axes: axes,
+            half_extents: Vec3::new(0.01, 0.01, 1.0),
+        };
+        let (a, b) = (
+            Vec3::new(-0.010_500_483, -0.002_864_478_6, 0.0),
+            Vec3::new(0.085_698_94, 0.003_124_211_4, 0.0),
+        );
+        let (_, phi, _) = segment_contact(&bar, a, b);
+        assert!(phi < -0.009, "phi {phi}");
+    }
+
     proptest! {
+        /// A segment through any point inside a box is at least that
+        /// point's depth inside (separating the segment moves the point
+        /// out too).
+        #[test]
+        fn a_segment_through_a_box_is_as_deep_as_its_deepest_point(
+            f in (-0.9f32..0.9, -0.9f32..0.9, -0.9f32..0.9),
+            dir in v3(),
+            (l0, l1) in (0.0f32..4.0, 0.0f32..4.0),
+            h in (0.01f32..1.5, 0.01f32..1.5, 0.01f32..1.5),
+            ang in -3.0f32..3.0,
+        ) {
+            prop_assume!(dir.length() > 0.1);
+            let h = Vec3::new(h.0, h.1, h.2);
+            let q = Quat::from_euler(glam::EulerRot::XYZ, ang, 0.5 * ang, 0.2);
+            let shape = cuboid(h, q);
+            let WorldShape::Cuboid { center, axes, .. } = shape else { unreachable!() };
+            let local = Vec3::new(f.0, f.1, f.2) * h;
+            let p = center + axes * local;
+            let depth = (h - local.abs()).min_element();
+            let d = dir.normalize();
+            let (_, phi, n) = segment_contact(&shape, p - d * l0, p + d * l1);
+            prop_assert!(phi <= -0.999 * depth + 1.0e-5, "phi {phi} depth {depth}");
+            prop_assert!((n.length() - 1.0).abs() < 1.0e-3);
+        }
+
         #[test]
         fn segment_contact_matches_sampling(a in v3(), b in v3(), h in (0.05f32..1.5, 0.05f32..1.5, 0.05f32..1.5), ang in -3.0f32..3.0) {
             let q = Quat::from_euler(glam::EulerRot::XYZ, ang, 0.5 * ang, 0.2);
