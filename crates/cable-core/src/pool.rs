@@ -91,6 +91,11 @@ pub(crate) struct CableRecord {
     pub(crate) max_rest: f32,
     /// Sleeping and visibility (see [`ParticlePool#sleeping-and-hidden-cables`]).
     pub(crate) sleep: SleepState,
+    /// The pool revision of the last edit of this cable's particle state
+    /// alone ([`ParticlePool::state_edits_since`]). Not saved: a restored
+    /// pool has fresh revisions.
+    #[cfg_attr(feature = "serde", serde(skip))]
+    pub(crate) state_revision: u64,
 }
 
 /// Whether a cable sleeps or is hidden, and how long it has been still.
@@ -250,6 +255,9 @@ pub struct ParticlePool {
     colliders: ColliderSet,
     /// Changes with every mutable access (see [`ParticlePool::revision`]).
     revision: u64,
+    /// Changes with every mutable access but the edits of one cable's
+    /// particle state (see [`ParticlePool::structure_revision`]).
+    structure_revision: u64,
     /// Changes when an attached end's target moves (see
     /// [`ParticlePool::attachment_revision`]).
     attach_revision: u64,
@@ -298,6 +306,7 @@ impl ParticlePool {
             budget: max_particles,
             colliders: ColliderSet::new(),
             revision: access::next_revision(),
+            structure_revision: access::next_revision(),
             attach_revision: access::next_revision(),
             params_revision: access::next_revision(),
             sleepy: 0,
@@ -460,6 +469,7 @@ impl ParticlePool {
             mass_per_length: desc.mass_per_length,
             max_rest: 0.0,
             sleep: SleepState::default(),
+            state_revision: 0,
         };
         for (end, on) in [(End::Start, desc.attach_start), (End::End, desc.attach_end)] {
             if on {
@@ -689,9 +699,10 @@ impl ParticlePool {
     /// # Errors
     /// [`CableError::StaleHandle`] when the handle is not live.
     pub fn positions_mut(&mut self, handle: CableHandle) -> Result<&mut [Vec3], CableError> {
-        self.touch();
         let rows = self.rows(handle)?;
-        self.wake_record(self.record_index(handle)?);
+        let i = self.record_index(handle)?;
+        self.touch_state(i);
+        self.wake_record(i);
         Ok(&mut self.pos[rows])
     }
 
@@ -710,9 +721,10 @@ impl ParticlePool {
     /// # Errors
     /// [`CableError::StaleHandle`] when the handle is not live.
     pub fn prev_positions_mut(&mut self, handle: CableHandle) -> Result<&mut [Vec3], CableError> {
-        self.touch();
         let rows = self.rows(handle)?;
-        self.wake_record(self.record_index(handle)?);
+        let i = self.record_index(handle)?;
+        self.touch_state(i);
+        self.wake_record(i);
         // The caller sets the velocity: no rounding of the last update to carry.
         self.carry[rows.clone()].fill(Vec3::ZERO);
         Ok(&mut self.prev[rows])
@@ -1271,8 +1283,12 @@ impl ParticlePool {
                 });
             }
         }
-        self.touch();
+        self.touch_state(i);
         self.wake_record(i);
+        if self.cables[i].attach.iter().any(Option::is_some) {
+            // The targets move with the cable.
+            self.attach_revision = access::next_revision();
+        }
         for p in &mut self.pos[rows.clone()] {
             *p += offset;
         }
@@ -1320,8 +1336,9 @@ impl ParticlePool {
                 }
             }
         }
-        self.touch();
-        self.wake_record(self.record_index(handle)?);
+        let i = self.record_index(handle)?;
+        self.touch_state(i);
+        self.wake_record(i);
         for r in rows {
             if self.inv_mass[r] > 0.0 {
                 self.prev[r] = self.pos[r] - step;

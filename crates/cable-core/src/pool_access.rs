@@ -114,10 +114,67 @@ impl ParticlePool {
         check_record(self.record(handle)?, substep)
     }
 
-    /// Gives the pool a new revision.
+    /// Gives the pool a new revision and a new structure revision.
     #[inline]
     pub(super) fn touch(&mut self) {
         self.revision = next_revision();
+        self.structure_revision = self.revision;
+    }
+
+    /// Gives the pool a new revision for an edit of record `i`'s particle
+    /// state (positions, previous positions, carry) alone.
+    #[inline]
+    pub(super) fn touch_state(&mut self, i: usize) {
+        self.revision = next_revision();
+        self.cables[i].state_revision = self.revision;
+    }
+
+    /// Like [`ParticlePool::revision`], but unchanged by edits of single
+    /// cables' particle state: [`ParticlePool::positions_mut`],
+    /// [`ParticlePool::prev_positions_mut`], [`ParticlePool::set_velocity`]
+    /// and [`ParticlePool::teleport`] (a teleport also changes
+    /// [`ParticlePool::attachment_revision`] when the cable has an attached
+    /// end, whose target moves with it). Everything else (cables added or
+    /// removed, parameters, masses, pins, breaking, reeling, sleep and
+    /// visibility, [`ParticlePool::columns_mut`]) changes both.
+    ///
+    /// A layout keeping a copy of the particles re-copies everything when
+    /// this changed, and otherwise only the cables
+    /// [`ParticlePool::state_edits_since`] lists.
+    ///
+    /// # Example
+    /// ```
+    /// use cable_core::{CableDesc, ParticlePool};
+    /// use glam::Vec3;
+    ///
+    /// let mut pool = ParticlePool::new();
+    /// let h = pool.add_cable(&CableDesc::line(Vec3::ZERO, Vec3::X, 1.0, 4)?)?;
+    /// let (r, s) = (pool.revision(), pool.structure_revision());
+    /// pool.positions_mut(h)?[1].y = 0.5;
+    /// assert_ne!(pool.revision(), r);
+    /// assert_eq!(pool.structure_revision(), s);
+    /// assert_eq!(pool.state_edits_since(r).collect::<Vec<_>>(), [0]);
+    /// # Ok::<(), cable_core::CableError>(())
+    /// ```
+    #[inline]
+    #[must_use]
+    pub fn structure_revision(&self) -> u64 {
+        self.structure_revision
+    }
+
+    /// Indices (as in [`ParticlePool::cable`]) of the cables whose particle
+    /// state alone was edited after revision `since` (a value
+    /// [`ParticlePool::revision`] returned), in index order. Meaningful
+    /// while [`ParticlePool::structure_revision`] is what it was at
+    /// `since`: a structural change can renumber cables, so a layout then
+    /// re-copies everything instead. O(cables).
+    pub fn state_edits_since(&self, since: u64) -> impl Iterator<Item = usize> + '_ {
+        self.cables
+            .iter()
+            .filter(|c| c.alive)
+            .enumerate()
+            .filter(move |(_, c)| c.state_revision > since)
+            .map(|(i, _)| i)
     }
 
     /// Like [`ParticlePool::par_for_each_cable`], and also passes each cable's

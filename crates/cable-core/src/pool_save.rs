@@ -173,6 +173,7 @@ impl ParticlePool {
             budget: s.budget,
             colliders: s.colliders,
             revision: next_revision(),
+            structure_revision: next_revision(),
             attach_revision: next_revision(),
             params_revision: next_revision(),
             sleepy: 0,

@@ -224,9 +224,31 @@ struct Bundle<const W: usize> {
     rows: Rows<W>,
     block: Block<Fx<W>>,
     scratch: Scratch<Fx<W>>,
+    /// Lanes (bit `lane`) whose cable's particle state alone was edited in
+    /// the pool since the last write-back ([`Bundle::gather_state`]).
+    stale: u32,
 }
 
 impl<const W: usize> Bundle<W> {
+    /// Copies the particle state (positions, previous positions, carry) of
+    /// the `stale` lanes from their views: a cable edited alone
+    /// ([`ParticlePool::state_edits_since`]) costs its own rows, not a
+    /// gather of the whole pool.
+    fn gather_state(&mut self, views: &[Option<CableMut<'_>>]) {
+        let r = &mut self.rows;
+        for (lane, c) in views.iter().take(W).enumerate() {
+            let Some(c) = c.as_ref().filter(|_| self.stale & (1 << lane) != 0) else {
+                continue;
+            };
+            for row in 0..r.pos.len() {
+                r.pos[row].set_lane(lane, c.pos[row]);
+                r.prev[row].set_lane(lane, c.prev[row]);
+                r.carry[row].set_lane(lane, c.carry[row]);
+            }
+        }
+        self.stale = 0;
+    }
+
     /// Copies the bundle's cables from their views (`views[lane]`, `None`
     /// for padding) and derives the constants.
     fn gather(&mut self, views: &[Option<CableMut<'_>>], params: &SolverParams) {
@@ -468,9 +490,15 @@ impl<const W: usize> Bundle<W> {
         n: u32,
     ) {
         match refresh {
-            Refresh::Gather => self.gather(views, params),
+            Refresh::Gather => {
+                self.stale = 0;
+                self.gather(views, params);
+            }
             Refresh::Targets => self.refresh_targets(views),
             Refresh::Current => {}
+        }
+        if self.stale != 0 {
+            self.gather_state(views);
         }
         self.run(views, sh, n);
     }
@@ -585,9 +613,15 @@ pub struct LanesWorld {
     /// [`PAR_GRAIN`] particles).
     scalar_grain: usize,
     views: ViewBuf,
-    /// Pool revision and parameters right after the last write-back: while
-    /// both match, the bundles hold the pool's current state.
+    /// Pool structure revision ([`ParticlePool::structure_revision`]) and
+    /// parameters right after the last write-back: while both match, the
+    /// bundles hold the pool's current state but for the cables
+    /// [`ParticlePool::state_edits_since`] `synced_rev` lists.
     synced: Option<(u64, SolverParams)>,
+    /// The pool's revision right after the last write-back.
+    synced_rev: u64,
+    /// Frames that copied the whole pool in ([`LanesWorld::full_gathers`]).
+    full_gathers: u64,
     /// The pool's attachment revision the targets were copied at.
     synced_attach: u64,
 }
@@ -601,6 +635,16 @@ impl LanesWorld {
             .iter()
             .filter(|&&d| (d as usize) < lane_slots)
             .count()
+    }
+
+    /// Number of [`advance`] calls that copied the whole pool into the
+    /// lanes: the first, and those after a structural change
+    /// ([`ParticlePool::structure_revision`]) or new solver parameters.
+    /// Edits of single cables' particles, and moved attachment targets,
+    /// re-copy only what they changed.
+    #[must_use]
+    pub fn full_gathers(&self) -> u64 {
+        self.full_gathers
     }
 
     /// Number of lane groups (8 lanes each, padding included) at the last
@@ -689,14 +733,27 @@ pub fn advance(
     stages: Stages,
     track: bool,
 ) {
-    let refresh = if world.synced != Some((pool.revision(), *params)) {
+    let refresh = if world.synced != Some((pool.structure_revision(), *params)) {
         pool.compact();
         world.plan(pool, params);
+        world.full_gathers += 1;
         Refresh::Gather
-    } else if world.synced_attach != pool.attachment_revision() {
-        Refresh::Targets
     } else {
-        Refresh::Current
+        if pool.revision() != world.synced_rev {
+            // Cables edited alone: their lanes re-read their particles.
+            let lane_slots = world.bundles.len() * STRIDE;
+            for i in pool.state_edits_since(world.synced_rev) {
+                let d = world.dest[i] as usize;
+                if d < lane_slots {
+                    each!(&mut world.bundles[d / STRIDE], b => b.stale |= 1 << (d % STRIDE));
+                }
+            }
+        }
+        if world.synced_attach != pool.attachment_revision() {
+            Refresh::Targets
+        } else {
+            Refresh::Current
+        }
     };
     world.synced_attach = pool.attachment_revision();
     let columns = pool.columns_mut();
@@ -741,7 +798,8 @@ pub fn advance(
         },
     );
     world.views.0 = recycle(views);
-    world.synced = Some((pool.revision(), *params));
+    world.synced = Some((pool.structure_revision(), *params));
+    world.synced_rev = pool.revision();
 }
 
 #[cfg(test)]
@@ -803,6 +861,70 @@ mod tests {
             if layout == Layout::Lanes8 {
                 let w: &LanesWorld = st.layout_state().lanes();
                 assert!(w.in_order && w.lane_cables() == 19 && w.lane_groups() == 4);
+            }
+            pool.all_positions().to_vec()
+        };
+        let (want, got) = (run(Layout::Soa), run(Layout::Lanes8));
+        assert!(
+            got.iter()
+                .zip(&want)
+                .all(|(a, b)| a.to_array().map(f32::to_bits) == b.to_array().map(f32::to_bits)),
+            "lanes8 differs from soa"
+        );
+    }
+
+    /// Cables edited alone between frames (positions, previous positions,
+    /// velocity, a teleport of an attached cable) in a 32-lane bundle, an
+    /// 8-lane bundle and on the one-lane path: the lanes re-read just those
+    /// cables ([`super::Bundle::gather_state`]) and the result is bitwise
+    /// the one-lane layout's, which works in the pool itself.
+    #[test]
+    fn cables_edited_alone_match_the_one_lane_layout() {
+        let run = |layout: Layout| {
+            let mut pool = ParticlePool::new();
+            let mut handles = Vec::new();
+            // 26 cables of 6 segments (24 in a 32-lane bundle, the last 2
+            // too few for a group: one-lane), 8 of 9 (an 8-lane bundle), 2
+            // of 4 (one-lane).
+            for (k, segs) in [(26, 6), (8, 9), (2, 4)]
+                .into_iter()
+                .flat_map(|(count, segs)| std::iter::repeat_n(segs, count))
+                .enumerate()
+            {
+                let z = k as f32 * 0.2;
+                let mut d =
+                    CableDesc::line(Vec3::new(0.0, 0.0, z), Vec3::new(2.0, 0.0, z), 2.4, segs)
+                        .expect("valid");
+                d.attach_end = k % 3 != 0;
+                handles.push(pool.add_cable(&d).expect("fits"));
+            }
+            let params = SolverParams {
+                iterations: 3,
+                ..SolverParams::default()
+            };
+            let h = params.substep;
+            let mut st = Stepper::with_layout(params, layout).expect("valid");
+            st.run_substeps(&mut pool, 1);
+            for frame in 0..8 {
+                for (j, &c) in handles.iter().enumerate().skip(frame % 3).step_by(5) {
+                    match (frame + j) % 4 {
+                        0 => pool.positions_mut(c).expect("live")[2].y += 0.05,
+                        1 => pool.prev_positions_mut(c).expect("live")[1].x -= 0.02,
+                        2 => pool
+                            .set_velocity(c, Vec3::new(0.0, 1.0, 0.5), h)
+                            .expect("valid"),
+                        _ => pool
+                            .teleport(c, Vec3::new(0.1, 0.0, -0.05))
+                            .expect("in range"),
+                    }
+                }
+                st.run_substeps(&mut pool, 1);
+            }
+            if layout == Layout::Lanes8 {
+                let w: &LanesWorld = st.layout_state().lanes();
+                assert_eq!((w.lane_cables(), w.lane_groups()), (32, 5));
+                // Only the first frame copied the whole pool.
+                assert_eq!(w.full_gathers(), 1);
             }
             pool.all_positions().to_vec()
         };
