@@ -38,13 +38,6 @@ enum Section {
 }
 
 impl Section {
-    /// The radius or half side.
-    fn half(self) -> f32 {
-        match self {
-            Section::Disc(_, h) | Section::Square(_, h) => h,
-        }
-    }
-
     fn centre(self) -> Vec2 {
         match self {
             Section::Disc(c, _) | Section::Square(c, _) => c,
