@@ -13,10 +13,12 @@
 //!     --config 'profile.dev.package.cable-core.opt-level=3'
 //! ```
 //!
-//! Arguments: `[CABLES] [FRAMES] [--layout aos|soa|lanes8] [--edit]`,
-//! default 2000 cables, 60 frames, the default layout. `--edit` writes one
-//! particle of one cable through `positions_mut` before every frame, as a
-//! game moving one rope by hand does, to show what such an edit costs.
+//! Arguments: `[CABLES] [FRAMES] [--layout aos|soa|lanes8] [--edit]
+//! [--edit-params]`, default 2000 cables, 60 frames, the default layout.
+//! `--edit` writes one particle of one cable through `positions_mut` before
+//! every frame, as a game moving one rope by hand does, to show what such
+//! an edit costs; `--edit-params` changes one cable's `gravity_scale`
+//! through `set_params` before every frame instead.
 
 use std::time::Instant;
 
@@ -25,13 +27,14 @@ use cable::{CableDesc, ParticlePool, SolverParams, Stepper};
 use glam::Vec3;
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let (mut cables, mut frames, mut layout, mut edit) =
-        (2000usize, 60u32, Layout::default(), false);
+    let (mut cables, mut frames, mut layout, mut edit, mut edit_params) =
+        (2000usize, 60u32, Layout::default(), false, false);
     let mut numbers = 0;
     let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
         match a.as_str() {
             "--edit" => edit = true,
+            "--edit-params" => edit_params = true,
             "--layout" => {
                 let name = args.next().ok_or("--layout needs a name")?;
                 layout = name.parse()?;
@@ -73,6 +76,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         if edit {
             pool.positions_mut(first)?[16].z += 1.0e-3;
         }
+        if edit_params {
+            let mut p = *pool.params(first)?;
+            p.gravity_scale = if p.gravity_scale == 1.0 { 0.9 } else { 1.0 };
+            pool.set_params(first, p)?;
+        }
         stepper.advance(&mut pool, 1.0 / 60.0)?;
     }
     let ms = started.elapsed().as_secs_f64() * 1000.0 / f64::from(frames);
@@ -83,10 +91,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     };
     println!(
         "{build} build, layout {layout}{}: {cables} cables x 32 segments, 8 iterations, one substep a frame: {ms:.2} ms per frame (mean of {frames})",
-        if edit {
-            ", one cable edited every frame"
-        } else {
-            ""
+        match (edit, edit_params) {
+            (true, true) => ", one cable's particles and parameters edited every frame",
+            (true, false) => ", one cable edited every frame",
+            (false, true) => ", one cable's parameters changed every frame",
+            (false, false) => "",
         }
     );
     Ok(())

@@ -96,6 +96,10 @@ pub(crate) struct CableRecord {
     /// pool has fresh revisions.
     #[cfg_attr(feature = "serde", serde(skip))]
     pub(crate) state_revision: u64,
+    /// The pool revision of the last change of this cable's parameters or
+    /// masses alone ([`ParticlePool::constant_edits_since`]). Not saved.
+    #[cfg_attr(feature = "serde", serde(skip))]
+    pub(crate) const_revision: u64,
 }
 
 /// Whether a cable sleeps or is hidden, and how long it has been still.
@@ -470,6 +474,7 @@ impl ParticlePool {
             max_rest: 0.0,
             sleep: SleepState::default(),
             state_revision: 0,
+            const_revision: 0,
         };
         for (end, on) in [(End::Start, desc.attach_start), (End::End, desc.attach_end)] {
             if on {
@@ -1037,7 +1042,6 @@ impl ParticlePool {
         index: usize,
         inv_mass: f32,
     ) -> Result<(), CableError> {
-        self.touch();
         let w = check_finite("inv_mass", inv_mass)?;
         if w < 0.0 {
             return Err(CableError::OutOfRange {
@@ -1047,6 +1051,7 @@ impl ParticlePool {
             });
         }
         let rec_i = self.record_index(handle)?;
+        self.touch_constants(rec_i);
         self.wake_record(rec_i);
         let rec = &mut self.cables[rec_i];
         if index >= rec.count {
@@ -1083,9 +1088,9 @@ impl ParticlePool {
         handle: CableHandle,
         params: CableParams,
     ) -> Result<(), CableError> {
-        self.touch();
         params.validate()?;
         let i = self.record_index(handle)?;
+        self.touch_constants(i);
         let old = self.cables[i].params;
         let mut params = params;
         // Winch bounds resolved when the cable was added stay unless given.

@@ -129,18 +129,29 @@ impl ParticlePool {
         self.cables[i].state_revision = self.revision;
     }
 
+    /// Gives the pool a new revision for a change of record `i`'s
+    /// parameters or inverse masses alone.
+    #[inline]
+    pub(super) fn touch_constants(&mut self, i: usize) {
+        self.revision = next_revision();
+        self.cables[i].const_revision = self.revision;
+    }
+
     /// Like [`ParticlePool::revision`], but unchanged by edits of single
-    /// cables' particle state: [`ParticlePool::positions_mut`],
+    /// cables: of their particle state ([`ParticlePool::positions_mut`],
     /// [`ParticlePool::prev_positions_mut`], [`ParticlePool::set_velocity`]
-    /// and [`ParticlePool::teleport`] (a teleport also changes
+    /// and [`ParticlePool::teleport`], which also changes
     /// [`ParticlePool::attachment_revision`] when the cable has an attached
-    /// end, whose target moves with it). Everything else (cables added or
-    /// removed, parameters, masses, pins, breaking, reeling, sleep and
-    /// visibility, [`ParticlePool::columns_mut`]) changes both.
+    /// end, whose target moves with it) and of their constants
+    /// ([`ParticlePool::set_params`], [`ParticlePool::set_inv_mass`]).
+    /// Everything else (cables added or removed, attaching or freeing an
+    /// end, breaking, reeling, a cable falling asleep or waking, visibility,
+    /// [`ParticlePool::columns_mut`]) changes both.
     ///
     /// A layout keeping a copy of the particles re-copies everything when
     /// this changed, and otherwise only the cables
-    /// [`ParticlePool::state_edits_since`] lists.
+    /// [`ParticlePool::state_edits_since`] and
+    /// [`ParticlePool::constant_edits_since`] list.
     ///
     /// # Example
     /// ```
@@ -174,6 +185,36 @@ impl ParticlePool {
             .filter(|c| c.alive)
             .enumerate()
             .filter(move |(_, c)| c.state_revision > since)
+            .map(|(i, _)| i)
+    }
+
+    /// Like [`ParticlePool::state_edits_since`], for the cables whose
+    /// parameters ([`ParticlePool::set_params`]) or inverse masses
+    /// ([`ParticlePool::set_inv_mass`]) changed after revision `since`.
+    ///
+    /// # Example
+    /// ```
+    /// use cable_core::{CableDesc, ParticlePool};
+    /// use glam::Vec3;
+    ///
+    /// let mut pool = ParticlePool::new();
+    /// pool.add_cable(&CableDesc::line(Vec3::ZERO, Vec3::X, 1.0, 4)?)?;
+    /// let h = pool.add_cable(&CableDesc::line(Vec3::Y, Vec3::ONE, 1.0, 4)?)?;
+    /// let (r, s) = (pool.revision(), pool.structure_revision());
+    /// let mut p = *pool.params(h)?;
+    /// p.gravity_scale = 0.5;
+    /// pool.set_params(h, p)?;
+    /// assert_eq!(pool.structure_revision(), s);
+    /// assert_eq!(pool.constant_edits_since(r).collect::<Vec<_>>(), [1]);
+    /// assert_eq!(pool.state_edits_since(r).count(), 0);
+    /// # Ok::<(), cable_core::CableError>(())
+    /// ```
+    pub fn constant_edits_since(&self, since: u64) -> impl Iterator<Item = usize> + '_ {
+        self.cables
+            .iter()
+            .filter(|c| c.alive)
+            .enumerate()
+            .filter(move |(_, c)| c.const_revision > since)
             .map(|(i, _)| i)
     }
 

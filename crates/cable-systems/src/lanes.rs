@@ -227,6 +227,9 @@ struct Bundle<const W: usize> {
     /// Lanes (bit `lane`) whose cable's particle state alone was edited in
     /// the pool since the last write-back ([`Bundle::gather_state`]).
     stale: u32,
+    /// Some cable's constants (parameters, masses) changed, its key did
+    /// not: the bundle gathers again, the rest of the pool does not.
+    regather: bool,
 }
 
 impl<const W: usize> Bundle<W> {
@@ -490,12 +493,15 @@ impl<const W: usize> Bundle<W> {
         n: u32,
     ) {
         match refresh {
-            Refresh::Gather => {
-                self.stale = 0;
-                self.gather(views, params);
-            }
+            _ if self.regather => {}
+            Refresh::Gather => self.regather = true,
             Refresh::Targets => self.refresh_targets(views),
             Refresh::Current => {}
+        }
+        if self.regather {
+            self.regather = false;
+            self.stale = 0;
+            self.gather(views, params);
         }
         if self.stale != 0 {
             self.gather_state(views);
@@ -639,9 +645,11 @@ impl LanesWorld {
 
     /// Number of [`advance`] calls that copied the whole pool into the
     /// lanes: the first, and those after a structural change
-    /// ([`ParticlePool::structure_revision`]) or new solver parameters.
-    /// Edits of single cables' particles, and moved attachment targets,
-    /// re-copy only what they changed.
+    /// ([`ParticlePool::structure_revision`]), new solver parameters, or a
+    /// cable's new parameters that move it to another lane group. Edits of
+    /// single cables' particles re-copy that cable; other changes of its
+    /// parameters or masses re-copy its bundle (up to 32 cables); moved
+    /// attachment targets refresh the targets.
     #[must_use]
     pub fn full_gathers(&self) -> u64 {
         self.full_gathers
@@ -652,6 +660,40 @@ impl LanesWorld {
     #[must_use]
     pub fn lane_groups(&self) -> usize {
         self.bundles.iter().map(|b| b.width() / LANES).sum()
+    }
+
+    /// Marks what the cables edited alone since the last write-back need:
+    /// their particles re-read ([`Bundle::stale`]), or their bundle
+    /// gathered again ([`Bundle::regather`]) when their constants changed.
+    /// False when an edit needs a new plan (a cable's key changed, or it
+    /// fell asleep or was hidden).
+    fn mark_edits(&mut self, pool: &ParticlePool, params: &SolverParams) -> bool {
+        if pool.revision() == self.synced_rev {
+            return true;
+        }
+        let lane_slots = self.bundles.len() * STRIDE;
+        for i in pool.constant_edits_since(self.synced_rev) {
+            let d = self.dest[i] as usize;
+            if d >= lane_slots {
+                // A one-lane cable works in the pool itself.
+                continue;
+            }
+            let Some(c) = pool.cable(i) else {
+                return false;
+            };
+            let b = &mut self.bundles[d / STRIDE];
+            if !c.active || Key::of(&c, params) != each!(&*b, b => b.key) {
+                return false;
+            }
+            each!(b, b => b.regather = true);
+        }
+        for i in pool.state_edits_since(self.synced_rev) {
+            let d = self.dest[i] as usize;
+            if d < lane_slots {
+                each!(&mut self.bundles[d / STRIDE], b => b.stale |= 1 << (d % STRIDE));
+            }
+        }
+        true
     }
 
     /// Sorts the cables into bundles (step 1 of [`advance`]).
@@ -733,27 +775,20 @@ pub fn advance(
     stages: Stages,
     track: bool,
 ) {
-    let refresh = if world.synced != Some((pool.structure_revision(), *params)) {
+    let refresh = if world.synced != Some((pool.structure_revision(), *params))
+        || !world.mark_edits(pool, params)
+    {
         pool.compact();
         world.plan(pool, params);
         world.full_gathers += 1;
+        for b in &mut world.bundles {
+            each!(b, b => (b.stale, b.regather) = (0, false));
+        }
         Refresh::Gather
+    } else if world.synced_attach != pool.attachment_revision() {
+        Refresh::Targets
     } else {
-        if pool.revision() != world.synced_rev {
-            // Cables edited alone: their lanes re-read their particles.
-            let lane_slots = world.bundles.len() * STRIDE;
-            for i in pool.state_edits_since(world.synced_rev) {
-                let d = world.dest[i] as usize;
-                if d < lane_slots {
-                    each!(&mut world.bundles[d / STRIDE], b => b.stale |= 1 << (d % STRIDE));
-                }
-            }
-        }
-        if world.synced_attach != pool.attachment_revision() {
-            Refresh::Targets
-        } else {
-            Refresh::Current
-        }
+        Refresh::Current
     };
     world.synced_attach = pool.attachment_revision();
     let columns = pool.columns_mut();
@@ -874,10 +909,11 @@ mod tests {
     }
 
     /// Cables edited alone between frames (positions, previous positions,
-    /// velocity, a teleport of an attached cable) in a 32-lane bundle, an
-    /// 8-lane bundle and on the one-lane path: the lanes re-read just those
-    /// cables ([`super::Bundle::gather_state`]) and the result is bitwise
-    /// the one-lane layout's, which works in the pool itself.
+    /// velocity, a teleport of an attached cable, parameters and masses
+    /// that keep the cable in its group) in a 32-lane bundle, an 8-lane
+    /// bundle and on the one-lane path: the lanes re-read just those cables
+    /// ([`super::Bundle::gather_state`]) or their bundle, and the result is
+    /// bitwise the one-lane layout's, which works in the pool itself.
     #[test]
     fn cables_edited_alone_match_the_one_lane_layout() {
         let run = |layout: Layout| {
@@ -907,24 +943,39 @@ mod tests {
             st.run_substeps(&mut pool, 1);
             for frame in 0..8 {
                 for (j, &c) in handles.iter().enumerate().skip(frame % 3).step_by(5) {
-                    match (frame + j) % 4 {
+                    match (frame + j) % 6 {
                         0 => pool.positions_mut(c).expect("live")[2].y += 0.05,
                         1 => pool.prev_positions_mut(c).expect("live")[1].x -= 0.02,
                         2 => pool
                             .set_velocity(c, Vec3::new(0.0, 1.0, 0.5), h)
                             .expect("valid"),
-                        _ => pool
+                        3 => pool
                             .teleport(c, Vec3::new(0.1, 0.0, -0.05))
                             .expect("in range"),
+                        4 => {
+                            // Constants that keep the cable in its group.
+                            let mut p = *pool.params(c).expect("live");
+                            p.gravity_scale += 0.5;
+                            p.damping = Some(0.1);
+                            p.tethers = !p.tethers;
+                            pool.set_params(c, p).expect("valid");
+                        }
+                        _ => pool.set_inv_mass(c, 1, 0.25).expect("valid"),
                     }
+                }
+                if frame == 5 {
+                    // A change of key: the plan changes, one more full copy.
+                    let mut p = *pool.params(handles[3]).expect("live");
+                    p.compliance = 1.0e-4;
+                    pool.set_params(handles[3], p).expect("valid");
                 }
                 st.run_substeps(&mut pool, 1);
             }
             if layout == Layout::Lanes8 {
                 let w: &LanesWorld = st.layout_state().lanes();
                 assert_eq!((w.lane_cables(), w.lane_groups()), (32, 5));
-                // Only the first frame copied the whole pool.
-                assert_eq!(w.full_gathers(), 1);
+                // The first frame and the change of key copied the whole pool.
+                assert_eq!(w.full_gathers(), 2);
             }
             pool.all_positions().to_vec()
         };
