@@ -180,11 +180,19 @@ impl ParticlePool {
     /// `since`: a structural change can renumber cables, so a layout then
     /// re-copies everything instead. O(cables).
     pub fn state_edits_since(&self, since: u64) -> impl Iterator<Item = usize> + '_ {
+        self.edits_since(move |c| c.state_revision > since)
+    }
+
+    /// Indices of the live cables whose record passes `edited`.
+    fn edits_since<'a>(
+        &'a self,
+        edited: impl Fn(&CableRecord) -> bool + 'a,
+    ) -> impl Iterator<Item = usize> + 'a {
         self.cables
             .iter()
             .filter(|c| c.alive)
             .enumerate()
-            .filter(move |(_, c)| c.state_revision > since)
+            .filter(move |(_, c)| edited(c))
             .map(|(i, _)| i)
     }
 
@@ -210,12 +218,7 @@ impl ParticlePool {
     /// # Ok::<(), cable_core::CableError>(())
     /// ```
     pub fn constant_edits_since(&self, since: u64) -> impl Iterator<Item = usize> + '_ {
-        self.cables
-            .iter()
-            .filter(|c| c.alive)
-            .enumerate()
-            .filter(move |(_, c)| c.const_revision > since)
-            .map(|(i, _)| i)
+        self.edits_since(move |c| c.const_revision > since)
     }
 
     /// Like [`ParticlePool::par_for_each_cable`], and also passes each cable's

@@ -846,6 +846,14 @@ mod tests {
     use crate::simd::{self, Simd};
     use crate::{Layout, SolverParams, Stepper};
 
+    /// The same positions, bit for bit.
+    fn same_bits(a: &[Vec3], b: &[Vec3]) -> bool {
+        a.len() == b.len()
+            && a.iter()
+                .zip(b)
+                .all(|(a, b)| a.to_array().map(f32::to_bits) == b.to_array().map(f32::to_bits))
+    }
+
     /// The views' buffer changes lifetime without a new allocation.
     #[test]
     fn recycle_keeps_the_allocation() {
@@ -900,12 +908,7 @@ mod tests {
             pool.all_positions().to_vec()
         };
         let (want, got) = (run(Layout::Soa), run(Layout::Lanes8));
-        assert!(
-            got.iter()
-                .zip(&want)
-                .all(|(a, b)| a.to_array().map(f32::to_bits) == b.to_array().map(f32::to_bits)),
-            "lanes8 differs from soa"
-        );
+        assert!(same_bits(&got, &want), "lanes8 differs from soa");
     }
 
     /// Cables edited alone between frames (positions, previous positions,
@@ -980,12 +983,7 @@ mod tests {
             pool.all_positions().to_vec()
         };
         let (want, got) = (run(Layout::Soa), run(Layout::Lanes8));
-        assert!(
-            got.iter()
-                .zip(&want)
-                .all(|(a, b)| a.to_array().map(f32::to_bits) == b.to_array().map(f32::to_bits)),
-            "lanes8 differs from soa"
-        );
+        assert!(same_bits(&got, &want), "lanes8 differs from soa");
     }
 
     /// The one `unsafe` call of the crate (the AVX2 path) and the baseline
@@ -1033,12 +1031,7 @@ mod tests {
             simd::force(Some(path));
             let got = run(Layout::Lanes8);
             simd::force(None);
-            assert!(
-                got.iter()
-                    .zip(&want)
-                    .all(|(a, b)| a.to_array().map(f32::to_bits) == b.to_array().map(f32::to_bits)),
-                "{path:?} differs from soa"
-            );
+            assert!(same_bits(&got, &want), "{path:?} differs from soa");
         }
     }
 }
