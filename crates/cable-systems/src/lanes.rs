@@ -16,8 +16,9 @@
 //! whose chains overlap in the CPU.
 //!
 //! # Data flow of one [`advance`]
-//! 1. plan (only when the pool changed since the last write-back, see
-//!    [`ParticlePool::revision`]): cables are sorted by key and cut into
+//! 1. plan (only when the pool's structure changed since the last
+//!    write-back, see [`ParticlePool::structure_revision`], or an edited
+//!    cable's key did): cables are sorted by key and cut into
 //!    bundles; a key with too few cables to fill a group (fewer than
 //!    [`MIN_GROUP_FILL`] in its last group) leaves those cables to the
 //!    one-lane kernel;
@@ -26,7 +27,10 @@
 //!    bundle's lanes, then the one-lane cables;
 //! 3. one parallel pass, over bundles beside the one-lane cables:
 //!    - a bundle gathers its cables from their views (again only when the
-//!      pool changed; only the attachment targets when just those moved),
+//!      plan was made again or one of its cables' parameters or masses
+//!      changed; only an edited cable's particles when just those changed,
+//!      [`ParticlePool::state_edits_since`]; only the attachment targets
+//!      when just those moved),
 //!      runs the substeps while it is hot in cache, with the best SIMD the
 //!      CPU has ([`crate::simd`]), and copies its lanes back into the views
 //!      from the same task, while its rows are still in cache;
