@@ -53,6 +53,7 @@ use crate::lane::{Bounds, Lane, M3, Mask, V3};
 use crate::narrow::{
     core_segment, crosses_segment, point_contact_l, segment_contact_l, support_gap, sweep_point_l,
 };
+use crate::simd::Avx2;
 
 /// `touch` of a particle no collider pushed this substep.
 const NONE: f32 = -1.0;
@@ -86,6 +87,8 @@ pub struct Contacts<L: Lane> {
     last: Vec<V3<L>>,
     /// Some candidate has a core.
     cores: bool,
+    /// The path the contact passes run on this substep (the kernel's).
+    avx2: Option<Avx2>,
 }
 
 #[inline(always)]
@@ -290,7 +293,14 @@ impl<L: Lane> Contacts<L> {
     /// was integrated (positions predicted, previous positions the start of
     /// the substep). Returns true when some collider is a candidate.
     #[inline(always)]
-    pub fn find<S: Store<L>>(&mut self, st: &mut S, b: &Block<L>, set: &ColliderSet) -> bool {
+    pub fn find<S: Store<L>>(
+        &mut self,
+        st: &mut S,
+        b: &Block<L>,
+        set: &ColliderSet,
+        avx2: Option<Avx2>,
+    ) -> bool {
+        self.avx2 = avx2;
         self.cands.clear();
         self.cand_m.clear();
         let world = set.prepared();
@@ -345,6 +355,10 @@ impl<L: Lane> Contacts<L> {
         self.push.resize(n, V3::zero());
         self.touch.clear();
         self.touch.resize(n, s(NONE));
+        // The sweep runs out of line once per SIMD path (`Lane::out_of_line`);
+        // the side memory and the segment sweeps have one baseline copy:
+        // AVX2 copies of them and of `uncross` took the crate's release
+        // build from 80 s to 150 s for no gain the contact bench could see.
         self.remember_sides(st, world, margin);
         self.cores = self
             .cands
@@ -354,7 +368,11 @@ impl<L: Lane> Contacts<L> {
         if self.cores {
             self.last.extend((0..n).map(|i| st.prev(i)));
         }
-        self.sweep(st, b, world);
+        L::out_of_line(
+            avx2,
+            #[inline(always)]
+            || self.sweep(st, b, world),
+        );
         self.sweep_segments(st, b, world);
         true
     }
@@ -429,6 +447,7 @@ impl<L: Lane> Contacts<L> {
     }
 
     /// Continuous collision of every free particle's motion this substep.
+    #[inline(always)] // into one out-of-line copy per SIMD path
     fn sweep<S: Store<L>>(&mut self, st: &mut S, b: &Block<L>, world: &[WorldCollider]) {
         let r = b.radius;
         let one = s::<L>(1.0);
@@ -570,7 +589,8 @@ impl<L: Lane> Contacts<L> {
     ///
     /// Inlined into the kernel (and so compiled for the kernel's SIMD
     /// path) for the plane, the common ground; other shapes go through
-    /// `Contacts::project_shape`, compiled once.
+    /// `Contacts::project_shape`, compiled out of line once per SIMD path
+    /// ([`Lane::out_of_line`]).
     #[inline(always)]
     pub fn project<S: Store<L>>(&mut self, st: &mut S, b: &Block<L>, set: &ColliderSet) {
         let world = set.prepared();
@@ -605,7 +625,12 @@ impl<L: Lane> Contacts<L> {
                 if let Some(core) = core {
                     self.uncross(st, b, col, ci, core);
                 }
-                self.project_shape(st, b, col, ci);
+                let avx2 = self.avx2;
+                L::out_of_line(
+                    avx2,
+                    #[inline(always)]
+                    || self.project_shape(st, b, col, ci),
+                );
                 if let Some(core) = core {
                     self.uncross(st, b, col, ci, core);
                 }
@@ -642,9 +667,10 @@ impl<L: Lane> Contacts<L> {
     /// left. This runs before and after the other contacts of the shape,
     /// so a contact pass never ends with a segment lost.
     ///
-    /// Not inlined: compiled once per lane and store type, like
-    /// `Contacts::project_shape` (inlined at its four call sites it made
-    /// the crate build several times slower).
+    /// Not inlined: compiled once per lane and store type, for the
+    /// baseline (inlined at its call sites it made the crate build several
+    /// times slower, and an AVX2 copy of it doubled the crate's build
+    /// time for a shape the benches do not have).
     #[inline(never)]
     fn uncross<S: Store<L>>(
         &mut self,
@@ -708,6 +734,7 @@ impl<L: Lane> Contacts<L> {
     }
 
     /// [`Contacts::project`] for candidate `ci`, a shape other than a plane.
+    #[inline(always)] // into one out-of-line copy per SIMD path
     fn project_shape<S: Store<L>>(
         &mut self,
         st: &mut S,
@@ -779,12 +806,17 @@ impl<L: Lane> Contacts<L> {
     /// along a curved surface or past an edge can dip into it).
     pub fn finish<S: Store<L>>(&mut self, st: &mut S, b: &Block<L>, set: &ColliderSet) {
         if b.friction {
-            self.friction(st, set.prepared(), b.mu);
+            L::out_of_line(
+                self.avx2,
+                #[inline(always)]
+                || self.friction(st, set.prepared(), b.mu),
+            );
             self.project(st, b, set);
         }
     }
 
     /// Position-based Coulomb friction with coefficient `mu`.
+    #[inline(always)] // into one out-of-line copy per SIMD path
     fn friction<S: Store<L>>(&mut self, st: &mut S, world: &[WorldCollider], mu: L) {
         let zero = s::<L>(0.0);
         for i in 0..st.rows() {

@@ -257,6 +257,9 @@ pub struct Shared<'a> {
     pub track: bool,
     /// The substep squared, s².
     pub h2: f32,
+    /// The contact passes run on AVX2 ([`crate::simd::Avx2`]); set from
+    /// [`crate::simd::active`], like the lane loops' path.
+    pub avx2: Option<crate::simd::Avx2>,
 }
 
 impl<'a> Shared<'a> {
@@ -269,6 +272,7 @@ impl<'a> Shared<'a> {
             direct: params.solver == crate::params::Solver::Direct,
             track: false,
             h2: params.substep * params.substep,
+            avx2: crate::simd::Avx2::active(),
         }
     }
 }
@@ -316,7 +320,7 @@ pub fn substep<L: Lane, S: Store<L>>(
     if sh.stages.integrate {
         integrate(s, b);
     }
-    let touching = sh.stages.collide && scratch.contacts.find(s, b, sh.colliders);
+    let touching = sh.stages.collide && scratch.contacts.find(s, b, sh.colliders, sh.avx2);
     if !sh.stages.constraints && !touching {
         return;
     }

@@ -82,6 +82,11 @@ pub trait Lane:
     fn lane(&self, i: usize) -> f32;
     /// Sets lane `i`.
     fn set_lane(&mut self, i: usize, v: f32);
+    /// Runs `f` out of line, compiled for the wide kernel's SIMD path:
+    /// on AVX2 when `avx2` is `Some` and these lanes are wide
+    /// ([`crate::simd::Avx2::on_path`]); one lane gains nothing from wider
+    /// registers, so its one copy is the baseline's.
+    fn out_of_line<R>(avx2: Option<crate::simd::Avx2>, f: impl FnOnce() -> R) -> R;
 
     /// `self < o ? self : o` (the second operand on ties and NaN).
     #[inline(always)]
@@ -139,6 +144,10 @@ impl Mask for bool {
 }
 
 impl Lane for f32 {
+    #[inline(always)]
+    fn out_of_line<R>(_: Option<crate::simd::Avx2>, f: impl FnOnce() -> R) -> R {
+        crate::simd::out_of_line(f)
+    }
     type M = bool;
     const WIDTH: usize = 1;
     #[inline(always)]
@@ -305,6 +314,10 @@ impl<const N: usize> Fx<N> {
 }
 
 impl<const N: usize> Lane for Fx<N> {
+    #[inline(always)]
+    fn out_of_line<R>(avx2: Option<crate::simd::Avx2>, f: impl FnOnce() -> R) -> R {
+        crate::simd::Avx2::on_path(avx2, f)
+    }
     type M = Mx<N>;
     const WIDTH: usize = N;
     #[inline(always)]

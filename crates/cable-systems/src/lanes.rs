@@ -51,7 +51,6 @@ use crate::kernel::{self, Block, Rigid, Scratch, Shared, Soft, Store};
 use crate::lane::{Fx, Lane, Mask, Mx, V3};
 use crate::layout::Stages;
 use crate::params::SolverParams;
-use crate::simd;
 
 /// Cables per lane group.
 pub const LANES: usize = 8;
@@ -412,20 +411,18 @@ impl<const W: usize> Bundle<W> {
 
     /// Runs `n` substeps with the best SIMD instructions the CPU has, then
     /// writes the cables back ([`Bundle::scatter`]) while the rows are hot.
+    ///
+    /// On AVX2 the kernel is inlined into a function compiled for it
+    /// ([`crate::simd::Avx2::run`]): its `Fx` loops become 256-bit instructions.
+    /// Same IEEE operations, bitwise the same results.
     fn run(&mut self, views: &mut [Option<CableMut<'_>>], sh: &Shared<'_>, n: u32) {
-        #[cfg(target_arch = "x86_64")]
-        if simd::active() == simd::Simd::Avx2 {
-            // SAFETY: `simd::active` returns `Avx2` only when the running
-            // CPU reports AVX2 (`is_x86_feature_detected!`), the one
-            // precondition of calling a `#[target_feature(enable = "avx2")]`
-            // function.
-            #[allow(unsafe_code)]
-            unsafe {
-                run_avx2(self, views, sh, n);
-            }
-            return;
+        match sh.avx2 {
+            Some(avx2) => avx2.run(
+                #[inline(always)]
+                || self.run_inline(views, sh, n),
+            ),
+            None => self.run_inline(views, sh, n),
         }
-        self.run_inline(views, sh, n);
     }
 
     /// Copies every lane's particles back into its cable's view
@@ -523,19 +520,6 @@ enum Refresh {
     Targets,
     /// The bundle holds the pool's state.
     Current,
-}
-
-/// [`Bundle::run_inline`] compiled for AVX2: the kernel's `Fx` loops become
-/// 256-bit instructions. Same IEEE operations, bitwise the same results.
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2")]
-fn run_avx2<const W: usize>(
-    b: &mut Bundle<W>,
-    views: &mut [Option<CableMut<'_>>],
-    sh: &Shared<'_>,
-    n: u32,
-) {
-    b.run_inline(views, sh, n);
 }
 
 /// A bundle of one of the two widths (8 lanes for a key's lone group, 32
@@ -990,8 +974,8 @@ mod tests {
         assert!(same_bits(&got, &want), "lanes8 differs from soa");
     }
 
-    /// The one `unsafe` call of the crate (the AVX2 path) and the baseline
-    /// path give the same bits as the one-lane layout. Small enough for
+    /// The AVX2 path (the crate's one `unsafe` call, in [`crate::simd::Avx2::run`],
+    /// for the kernel and the contact passes) and the baseline path give the same bits as the one-lane layout. Small enough for
     /// Miri, which passes it on the AVX2 path (2026-11-23):
     ///
     /// ```sh
@@ -1015,15 +999,29 @@ mod tests {
                 d.params.compliance = if k % 2 == 0 { 0.0 } else { 1.0e-3 };
                 pool.add_cable(&d).expect("fits");
             }
-            pool.colliders_mut()
-                .add(Collider::plane(Vec3::Y, -0.6).expect("valid"));
+            // Every kind of contact pass: the plane (inlined into the
+            // kernel), a sphere and a box through the cables
+            // (`project_shape`, one copy per path) and a rod across them
+            // (`uncross`, baseline only).
+            let colliders = pool.colliders_mut();
+            colliders.add(Collider::plane(Vec3::Y, -0.6).expect("valid"));
+            colliders.add(Collider::sphere(Vec3::new(1.0, 0.05, 1.2), 0.1).expect("valid"));
+            let (c, half) = (Vec3::new(1.5, -0.02, 0.6), Vec3::new(0.05, 0.05, 0.3));
+            colliders.add(Collider::cuboid(c, half, glam::Quat::IDENTITY).expect("valid"));
+            let (a, b) = (Vec3::new(0.5, -0.05, -0.1), Vec3::new(0.5, -0.05, 2.5));
+            colliders.add(Collider::capsule(a, b, 0.04).expect("valid"));
             let params = SolverParams {
                 iterations: 2,
                 friction: 0.3,
                 ..SolverParams::default()
             };
             let mut st = Stepper::with_layout(params, layout).expect("valid");
-            st.run_substeps(&mut pool, 3);
+            st.run_substeps(&mut pool, 4);
+            let moved = pool.all_positions().iter().filter(|p| p.y > 0.0).count();
+            assert!(
+                moved > 0,
+                "no particle was pushed up by the sphere or the box"
+            );
             pool.all_positions().to_vec()
         };
         let want = run(Layout::Soa);

@@ -78,3 +78,77 @@ pub fn force(simd: Option<Simd>) {
     };
     FORCED.store(v, Ordering::Relaxed);
 }
+
+/// Proof that the running CPU has AVX2, and the one door to code compiled
+/// for it: [`Avx2::run`]. Only [`Avx2::active`] makes one, so safe code
+/// cannot hold one on a CPU without AVX2.
+///
+/// The wide kernel's lane loops are compiled for AVX2 by inlining them
+/// into a `#[target_feature(enable = "avx2")]` function; the contact
+/// passes, too large to inline into every kernel, go through this door one
+/// pass at a time ([`crate::contact::Contacts`]).
+///
+/// # Example
+/// ```
+/// use cable_systems::simd::Avx2;
+/// let sum = |x: &[f32]| x.iter().sum::<f32>();
+/// let x = [1.0, 2.0, 3.0];
+/// // The same IEEE operations on either path: the same result.
+/// let on_path = Avx2::on_path(Avx2::active(), || sum(&x));
+/// assert_eq!(on_path, sum(&x));
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Avx2(());
+
+impl Avx2 {
+    /// `Some` when the wide kernel runs on AVX2 now ([`active`]).
+    #[must_use]
+    pub fn active() -> Option<Self> {
+        (active() == Simd::Avx2).then_some(Self(()))
+    }
+
+    /// Runs `f` compiled for AVX2: `f`'s body, and what it inlines, is
+    /// inlined into a function compiled with AVX2 enabled.
+    #[inline(always)]
+    pub fn run<R>(self, f: impl FnOnce() -> R) -> R {
+        #[cfg(target_arch = "x86_64")]
+        {
+            #[target_feature(enable = "avx2")]
+            #[inline(never)]
+            fn with_avx2<R>(f: impl FnOnce() -> R) -> R {
+                f()
+            }
+            // SAFETY: `self` exists only when `active` saw the running CPU
+            // report AVX2 (`is_x86_feature_detected!`, through `detected`),
+            // the one precondition of calling a `#[target_feature(enable =
+            // "avx2")]` function.
+            #[allow(unsafe_code)]
+            unsafe {
+                with_avx2(f)
+            }
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        {
+            let _ = self;
+            f()
+        }
+    }
+
+    /// Runs `f` out of line, on AVX2 when `avx2` is `Some`, else compiled
+    /// for the build's baseline: one copy of `f` per path, whatever the
+    /// number of call sites of the function that calls this.
+    #[inline(always)]
+    pub fn on_path<R>(avx2: Option<Self>, f: impl FnOnce() -> R) -> R {
+        match avx2 {
+            Some(a) => a.run(f),
+            None => out_of_line(f),
+        }
+    }
+}
+
+/// Runs `f` out of line, compiled for the build's baseline: `f`'s body,
+/// and what it inlines, is inlined into one function of its own.
+#[inline(never)]
+pub fn out_of_line<R>(f: impl FnOnce() -> R) -> R {
+    f()
+}
