@@ -302,6 +302,11 @@ impl<'a> Shared<'a> {
 ///       the same guarantee), and the contact passes after it keep
 ///       colliders the last word;
 ///    5. a **contact** pass;
+///
+///    (For a block of at most [`WAVEFRONT_MAX_WIDTH`] lanes whose
+///    iterations are plain rigid distance sweeps and tethers, with no
+///    collider near, the sweeps run as one wavefront,
+///    `sweeps_rigid_wavefront`: the same result, bit for bit.)
 /// 5. **friction**, then a last contact pass.
 ///
 /// Multipliers (tension) are reset at the start of the substep and
@@ -332,6 +337,18 @@ pub fn substep<L: Lane, S: Store<L>>(
         s.reset_lambda_row();
     }
     let h2 = L::splat(sh.h2);
+    if L::WIDTH <= WAVEFRONT_MAX_WIDTH
+        && sh.stages.constraints
+        && !(touching || b.soft || b.stiff || b.curv || track || sh.direct)
+    {
+        // Plain rigid sweeps only: all iterations at once, then tethers,
+        // the same operations in an order with the same result.
+        sweeps_rigid_wavefront(s, b.iterations as usize);
+        if b.tether && b.iterations > 0 {
+            crate::rod::tethers(s, track);
+        }
+        return;
+    }
     for it in 0..b.iterations {
         if sh.stages.constraints {
             if sh.direct {
@@ -501,6 +518,52 @@ fn sweep_rigid<L: Lane, S: Store<L>>(s: &mut S) {
         a = b;
     }
     s.set_pos(segs, a);
+}
+
+/// Blocks at most this wide run their plain rigid sweeps as a wavefront
+/// ([`sweeps_rigid_wavefront`]); wider ones have enough independent lanes
+/// to hide the chain's latency already.
+pub const WAVEFRONT_MAX_WIDTH: usize = 8;
+
+/// Lag, in segments, of each sweep behind the one before it in
+/// [`sweeps_rigid_wavefront`].
+const WAVEFRONT_LAG: usize = 2;
+
+/// `k` plain rigid sweeps ([`sweep_rigid`], one after another) run as a
+/// wavefront: sweep `j + 1` projects segment `i` in the same step as sweep
+/// `j` projects segment `i + 2`.
+///
+/// Sweep `j + 1` at segment `i` reads particles `i` and `i + 1`, whose last
+/// change by sweep `j` was at segment `i + 1`, one step before; the
+/// projections of one step touch disjoint particles. So every projection
+/// sees exactly the values it sees when the sweeps run one after another,
+/// and the result is bitwise theirs — while the `k` chains of one step
+/// (a square root and a division each) are independent, and the CPU
+/// overlaps them: a lone long cable is latency bound otherwise. (A lag of
+/// one segment would be as exact, the projections of a step running in
+/// sweep order, but each would wait for the one before it.) The layout
+/// tests and the golden hashes fail if the order is wrong (checked by
+/// running a step's sweeps in reverse order at lag one).
+#[inline(always)]
+fn sweeps_rigid_wavefront<L: Lane, S: Store<L>>(s: &mut S, k: usize) {
+    let segs = s.rows() - 1;
+    if k == 0 || segs == 0 {
+        return;
+    }
+    for step in 0..segs + WAVEFRONT_LAG * (k - 1) {
+        // Sweep j is at segment step − LAG·j: the first sweeps may have
+        // finished (i ≥ segs), the last may not have started (step < LAG·j).
+        let first = (step + 1).saturating_sub(segs).div_ceil(WAVEFRONT_LAG);
+        for j in first..k {
+            let Some(i) = step.checked_sub(WAVEFRONT_LAG * j) else {
+                break;
+            };
+            let (mut a, mut b) = (s.pos(i), s.pos(i + 1));
+            project_rigid(&mut a, &mut b, &s.rigid(i, 1));
+            s.set_pos(i, a);
+            s.set_pos(i + 1, b);
+        }
+    }
 }
 
 /// [`sweep_rigid`] that also accumulates each segment's multiplier
