@@ -521,7 +521,7 @@ fn sweep_rigid<L: Lane, S: Store<L>>(s: &mut S) {
 }
 
 /// Blocks at most this wide run their plain rigid sweeps as a wavefront
-/// ([`sweeps_rigid_wavefront`]); wider ones have enough independent lanes
+/// (`sweeps_rigid_wavefront`, in [`substep`]); wider ones have enough independent lanes
 /// to hide the chain's latency already.
 pub const WAVEFRONT_MAX_WIDTH: usize = 8;
 
