@@ -129,11 +129,12 @@ fn spans_of<L: Lane, S: Store<L>>(
     let mut lo = s::<L>(n as f32);
     let mut hi = lo;
     let mut seen = L::M::splat(false);
+    // Each row's bounds once, each segment's the union of its two rows'.
+    let mut row = Bounds::of(st.pos(0), st.prev(0));
     for i in 0..n - 1 {
-        let j = (i + 1).min(n - 1);
-        let b = Bounds::of(st.pos(i), st.prev(i))
-            .with(st.pos(j))
-            .with(st.prev(j));
+        let next = Bounds::of(st.pos(i + 1), st.prev(i + 1));
+        let b = row.union(&next);
+        row = next;
         let r = reaches(&b);
         if r.none() {
             continue;
@@ -309,13 +310,25 @@ impl<L: Lane> Contacts<L> {
         }
         let r = b.radius;
         let n = st.rows();
-        let mut bb = Bounds::<L>::empty();
-        let mut motion = s::<L>(0.0);
-        for i in 0..n {
-            let (p, q) = (st.pos(i), st.prev(i));
-            bb = bb.with(p).with(q);
-            motion = motion.max((p - q).abs().max_element());
-        }
+        // One axis at a time: the bounds and motion of every lane of a
+        // 32-lane block, carried for all three axes at once, do not fit in
+        // the registers and spill on every row.
+        let axis = |get: fn(&V3<L>) -> L| {
+            let (mut lo, mut hi) = (s::<L>(f32::INFINITY), s::<L>(f32::NEG_INFINITY));
+            let mut moved = s::<L>(0.0);
+            for i in 0..n {
+                let (p, q) = (get(&st.pos(i)), get(&st.prev(i)));
+                (lo, hi) = (lo.min(p).min(q), hi.max(p).max(q));
+                moved = moved.max((p - q).abs());
+            }
+            (lo, hi, moved)
+        };
+        let (x, y, z) = (axis(|v| v.x), axis(|v| v.y), axis(|v| v.z));
+        let bb = Bounds {
+            min: V3::new(x.0, y.0, z.0),
+            max: V3::new(x.1, y.1, z.1),
+        };
+        let motion = x.2.max(y.2).max(z.2);
         // Room for the particles to move during the iterations.
         let margin = s::<L>(1.5) * r + s::<L>(2.0) * motion;
         let query = bb.expand(margin);

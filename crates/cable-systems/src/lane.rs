@@ -349,6 +349,35 @@ impl<const N: usize> Lane for Fx<N> {
         }
         r
     }
+    /// Overrides the trait's `select(lt)` form with the same per-lane
+    /// rule written as one float select, which compiles to `minps`: through
+    /// the mask array, a loop carrying bounds of 32 lanes (the contact
+    /// broad phase) was compiled lane by lane.
+    #[inline(always)]
+    fn min(self, o: Self) -> Self {
+        let mut r = self;
+        for i in 0..N {
+            r.0[i] = if self.0[i] < o.0[i] {
+                self.0[i]
+            } else {
+                o.0[i]
+            };
+        }
+        r
+    }
+    /// As `min` above: `o < self ? self : o`, compiled to `maxps`.
+    #[inline(always)]
+    fn max(self, o: Self) -> Self {
+        let mut r = self;
+        for i in 0..N {
+            r.0[i] = if o.0[i] < self.0[i] {
+                self.0[i]
+            } else {
+                o.0[i]
+            };
+        }
+        r
+    }
     #[inline(always)]
     fn keep(self, m: Mx<N>) -> Self {
         let mut r = self;
@@ -602,6 +631,14 @@ impl<L: Lane> Bounds<L> {
         Self {
             min: self.min.min(p),
             max: self.max.max(p),
+        }
+    }
+    /// The bounds of both.
+    #[inline(always)]
+    pub fn union(&self, o: &Self) -> Self {
+        Self {
+            min: self.min.min(o.min),
+            max: self.max.max(o.max),
         }
     }
     /// Grown by `m` on every side.
