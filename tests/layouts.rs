@@ -561,3 +561,57 @@ fn every_layout_follows_targets_moved_every_substep_bitwise() {
         }
     }
 }
+
+/// A winch started, or a break tension set, after frames that had neither
+/// takes effect at the next frame on every layout (the stepper remembers
+/// between frames that no cable breaks or reels, and must notice the edit).
+#[test]
+fn a_winch_or_break_tension_set_between_frames_takes_effect() {
+    for layout in [Layout::Aos, Layout::Soa, Layout::Lanes8] {
+        let mut pool = ParticlePool::new();
+        let handles: Vec<_> = (0..24)
+            .map(|k| {
+                let s = Vec3::new(0.0, 0.0, k as f32);
+                let mut desc =
+                    CableDesc::line(s, s + Vec3::X * 4.0, 5.0, 16).expect("a valid line");
+                desc.params.tethers = false;
+                pool.add_cable(&desc).expect("room for the cable")
+            })
+            .collect();
+        let mut stepper =
+            Stepper::with_layout(SolverParams::default(), layout).expect("default parameters");
+        for _ in 0..5 {
+            stepper
+                .advance(&mut pool, 1.0 / 60.0)
+                .expect("a valid pool");
+        }
+        let length = |pool: &ParticlePool| -> f32 {
+            pool.rest_lengths(handles[3]).expect("live").iter().sum()
+        };
+        let before = length(&pool);
+        pool.reel_to(handles[3], 2.0, 1.0).expect("a valid winch");
+        for _ in 0..6 {
+            stepper
+                .advance(&mut pool, 1.0 / 60.0)
+                .expect("a valid pool");
+        }
+        let after = length(&pool);
+        assert!(
+            after < before - 0.05,
+            "{layout:?}: the winch did not turn ({before} m, then {after} m)"
+        );
+        // A break tension far below the cable's own weight: it tears.
+        let mut params = *pool.params(handles[7]).expect("live");
+        params.break_tension = Some(1.0e-6);
+        pool.set_params(handles[7], params)
+            .expect("valid parameters");
+        let cables = pool.cable_count();
+        stepper
+            .advance(&mut pool, 1.0 / 60.0)
+            .expect("a valid pool");
+        assert!(
+            pool.cable_count() > cables || !stepper.torn().is_empty(),
+            "{layout:?}: a cable under tension above its break tension did not break"
+        );
+    }
+}
