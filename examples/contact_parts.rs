@@ -16,9 +16,9 @@
 use std::time::Instant;
 
 use cable::CableError;
-use cable::core::{CableDesc, Collider, ParticlePool};
-use cable::glam::Vec3;
+use cable::core::{ParticlePool, Shape};
 use cable::systems::{Layout, SolverParams, Stepper};
+use cable::workload::{BenchScene, Workload};
 
 /// A case: name, ground plane, spheres, friction coefficient.
 const CASES: [(&str, bool, bool, f32); 6] = [
@@ -30,25 +30,24 @@ const CASES: [(&str, bool, bool, f32); 6] = [
     ("both f0.3", true, true, 0.3),
 ];
 
-/// The contact bench's scene (`cable::workload::BenchScene::Contact`) with
-/// a choice of colliders.
+/// The contact bench's scene (`cable bench --scene contact`), keeping only
+/// the colliders asked for.
 fn build(plane: bool, spheres: bool) -> Result<ParticlePool, CableError> {
-    let cables = 2_000;
-    let mut pool = ParticlePool::new();
-    for k in 0..cables {
-        let start = Vec3::new(0.0, 0.0, k as f32 * 0.5);
-        pool.add_cable(&CableDesc::line(start, start + Vec3::X * 10.0, 12.0, 32)?)?;
-    }
-    if plane {
-        pool.colliders_mut().add(Collider::plane(Vec3::Y, -2.0)?);
-    }
-    if spheres {
-        let width = cables as f32 * 0.5;
-        for k in 0..20 {
-            let z = (k as f32 + 0.5) / 20.0 * width;
-            let x = 3.0 + (k % 3) as f32 * 2.0;
-            pool.colliders_mut()
-                .add(Collider::sphere(Vec3::new(x, -1.6, z), 0.6)?);
+    let workload = Workload {
+        cables: 2_000,
+        scene: BenchScene::Contact,
+        ..Workload::default()
+    };
+    let mut pool = workload.build()?;
+    let set = pool.colliders_mut();
+    let handles: Vec<_> = set.handles().collect();
+    for h in handles {
+        let keep = match set.get(h)?.shape() {
+            Shape::Plane { .. } => plane,
+            _ => spheres,
+        };
+        if !keep {
+            set.remove(h)?;
         }
     }
     Ok(pool)

@@ -294,6 +294,15 @@ impl<const N: usize> Mask for Mx<N> {
 }
 
 impl<const N: usize> Fx<N> {
+    /// `f` of each pair of lanes.
+    #[inline(always)]
+    fn zip(self, o: Self, f: impl Fn(f32, f32) -> f32) -> Self {
+        let mut r = self;
+        for i in 0..N {
+            r.0[i] = f(self.0[i], o.0[i]);
+        }
+        r
+    }
     #[inline(always)]
     fn map(self, f: impl Fn(f32) -> f32) -> Self {
         let mut r = self;
@@ -355,28 +364,12 @@ impl<const N: usize> Lane for Fx<N> {
     /// broad phase) was compiled lane by lane.
     #[inline(always)]
     fn min(self, o: Self) -> Self {
-        let mut r = self;
-        for i in 0..N {
-            r.0[i] = if self.0[i] < o.0[i] {
-                self.0[i]
-            } else {
-                o.0[i]
-            };
-        }
-        r
+        self.zip(o, |a, b| if a < b { a } else { b })
     }
     /// As `min` above: `o < self ? self : o`, compiled to `maxps`.
     #[inline(always)]
     fn max(self, o: Self) -> Self {
-        let mut r = self;
-        for i in 0..N {
-            r.0[i] = if o.0[i] < self.0[i] {
-                self.0[i]
-            } else {
-                o.0[i]
-            };
-        }
-        r
+        self.zip(o, |a, b| if b < a { a } else { b })
     }
     #[inline(always)]
     fn keep(self, m: Mx<N>) -> Self {

@@ -186,11 +186,11 @@ pub struct LayoutState {
     /// Segments broken since the stepper last cleared this, in the order
     /// they broke ([`crate::Stepper::torn`]).
     pub(crate) torn: Vec<(CableHandle, usize)>,
-    /// Whether some cable can break or reels, and the pool's (structure,
-    /// parameters) revisions that was found at: looking costs a pass over
-    /// every cable, which a frame of one substep would otherwise pay each
-    /// time (about 5 % of such a frame at 10,000 cables).
-    kinds: Option<((u64, u64), bool, bool)>,
+    /// The pool's (structure, parameters) revisions at which no cable
+    /// could break or reel: looking costs a pass over every cable, which a
+    /// frame of one substep would otherwise pay each time (about 5 % of
+    /// such a frame's samples at 10,000 cables).
+    plain_at: Option<(u64, u64)>,
 }
 
 impl LayoutState {
@@ -238,21 +238,16 @@ impl LayoutState {
     ) {
         // Revisions are unique across the process's pools: no other pool
         // (and no other state of this one) can carry the same pair.
-        let revs = (pool.structure_revision(), pool.params_revision());
-        let (breakable, reeling) = match self.kinds {
-            Some((at, b, r)) if at == revs => (b, r),
-            _ => {
-                let (mut breakable, mut reeling) = (false, false);
-                for i in 0..pool.cable_count() {
-                    if let Some(c) = pool.cable(i) {
-                        breakable |= c.params.break_tension.is_some();
-                        reeling |= c.params.reel_speed != 0.0;
-                    }
+        let (mut breakable, mut reeling) = (false, false);
+        if self.plain_at != Some((pool.structure_revision(), pool.params_revision())) {
+            for i in 0..pool.cable_count() {
+                if let Some(c) = pool.cable(i) {
+                    breakable |= c.params.break_tension.is_some();
+                    reeling |= c.params.reel_speed != 0.0;
                 }
-                (breakable, reeling)
             }
-        };
-        self.kinds = None;
+        }
+        self.plain_at = None;
         if breakable || reeling {
             // Segments break and winches turn between substeps: one
             // substep at a time (breaking first: it reads the multipliers
@@ -279,11 +274,7 @@ impl LayoutState {
             // revision all the same): the answer holds at the revisions
             // the pool has now. Breaking and winches change parameters and
             // cables, so after those the next frame looks again.
-            self.kinds = Some((
-                (pool.structure_revision(), pool.params_revision()),
-                false,
-                false,
-            ));
+            self.plain_at = Some((pool.structure_revision(), pool.params_revision()));
         }
     }
 
