@@ -43,7 +43,7 @@ fn build(plane: bool, spheres: bool) -> Result<ParticlePool, CableError> {
     let handles: Vec<_> = set.handles().collect();
     for h in handles {
         let keep = match set.get(h)?.shape() {
-            Shape::Plane { .. } => plane,
+            Shape::Plane => plane,
             _ => spheres,
         };
         if !keep {
