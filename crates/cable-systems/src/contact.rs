@@ -73,6 +73,9 @@ pub struct Contacts<L: Lane> {
     span: Vec<(usize, usize)>,
     /// Per candidate and lane: that lane's own `lo..hi` (as lane values).
     lane_span: Vec<(L, L)>,
+    /// Per candidate: the lanes whose span has a row (scratch of
+    /// `Contacts::find_spans`).
+    seen: Vec<L::M>,
     /// Total push-out of each particle this substep, metres.
     push: Vec<V3<L>>,
     /// Index of the last collider that pushed each particle, or `NONE`.
@@ -135,42 +138,6 @@ fn plane_near<L: Lane>(normal: Vec3, offset: f32, bb: &Bounds<L>, margin: L) -> 
     let (centre, half) = (bb.center(), (bb.max - bb.min).scale(s(0.5)));
     let n = V3::<L>::splat(normal);
     (n.dot(centre) - V3::<L>::splat(normal.abs()).dot(half) - s(offset)).lt(margin)
-}
-
-/// Per lane: the first and one past the last row of the segments whose
-/// motion this substep (bounds of both ends, now and before) `reaches`
-/// (each lane exactly its own one-lane answer), and their union as loop
-/// bounds. Segment i is rows i and i + 1: a thin shape can touch a
-/// segment's middle far from both its ends.
-#[inline(always)]
-fn spans_of<L: Lane, S: Store<L>>(
-    st: &S,
-    reaches: impl Fn(&Bounds<L>) -> L::M,
-) -> ((usize, usize), (L, L)) {
-    let n = st.rows();
-    let mut lo = s::<L>(n as f32);
-    let mut hi = lo;
-    let mut seen = L::M::splat(false);
-    // Each row's bounds once, each segment's the union of its two rows'.
-    let mut row = Bounds::of(st.pos(0), st.prev(0));
-    for i in 0..n - 1 {
-        let next = Bounds::of(st.pos(i + 1), st.prev(i + 1));
-        let b = row.union(&next);
-        row = next;
-        let r = reaches(&b);
-        if r.none() {
-            continue;
-        }
-        lo = L::select(r & !seen, s(i as f32), lo);
-        hi = L::select(r, s((i + 2) as f32), hi);
-        seen = seen | r;
-    }
-    let (mut ulo, mut uhi) = (n, 0);
-    for l in (0..L::WIDTH).filter(|&l| seen.lane(l)) {
-        ulo = ulo.min(lo.lane(l) as usize);
-        uhi = uhi.max(hi.lane(l) as usize);
-    }
-    ((ulo, uhi.max(ulo)), (lo, hi))
 }
 
 /// The box `b` grown by `m` per lane.
@@ -403,36 +370,58 @@ impl<L: Lane> Contacts<L> {
         true
     }
 
-    /// The row-level broad phase: for each candidate, the rows of the
-    /// first and last segments whose motion this substep, grown by
-    /// `margin`, reaches it in a lane for which it is a candidate. Inlined
-    /// into the kernel for the plane; other shapes go through
-    /// [`Contacts::shape_span`], compiled once.
+    /// The row-level broad phase: for each candidate, per lane, the first
+    /// and one past the last row of the segments whose motion this substep
+    /// (bounds of both ends, now and before), grown by `margin`, reaches it
+    /// in a lane for which it is a candidate (each lane exactly its own
+    /// one-lane answer), and their union over the lanes as loop bounds.
+    /// Segment i is rows i and i + 1: a thin shape can touch a segment's
+    /// middle far from both its ends.
+    ///
+    /// One pass over the rows for every candidate: each row's bounds are
+    /// taken once, each segment's is the union of its two rows'.
     #[inline(always)]
     fn find_spans<S: Store<L>>(&mut self, st: &S, world: &[WorldCollider], margin: L) {
-        self.span.clear();
+        let n = st.rows();
+        let far = s::<L>(n as f32);
         self.lane_span.clear();
-        for (ci, &k) in self.cands.iter().enumerate() {
-            let col = &world[k as usize];
-            let cm = self.cand_m[ci];
-            let (span, lane) = if let WorldShape::Plane { normal, offset } = col.shape {
-                spans_of(st, |b| plane_near(normal, offset, b, margin) & cm)
-            } else {
-                Self::shape_span(st, col, cm, margin)
-            };
-            self.span.push(span);
-            self.lane_span.push(lane);
+        self.lane_span.resize(self.cands.len(), (far, far));
+        self.seen.clear();
+        self.seen.resize(self.cands.len(), L::M::splat(false));
+        let mut row = Bounds::of(st.pos(0), st.prev(0));
+        for i in 0..n - 1 {
+            let next = Bounds::of(st.pos(i + 1), st.prev(i + 1));
+            let b = row.union(&next);
+            row = next;
+            let grown = b.expand(margin);
+            for (ci, &k) in self.cands.iter().enumerate() {
+                let col = &world[k as usize];
+                let r = self.cand_m[ci]
+                    & match col.shape {
+                        WorldShape::Plane { normal, offset } => {
+                            plane_near(normal, offset, &b, margin)
+                        }
+                        _ => grown.overlaps(&col.aabb),
+                    };
+                if r.none() {
+                    continue;
+                }
+                let (lo, hi) = &mut self.lane_span[ci];
+                let seen = &mut self.seen[ci];
+                *lo = L::select(r & !*seen, s(i as f32), *lo);
+                *hi = L::select(r, s((i + 2) as f32), *hi);
+                *seen = *seen | r;
+            }
         }
-    }
-
-    /// [`Contacts::find_spans`] of one candidate that is not a plane.
-    fn shape_span<S: Store<L>>(
-        st: &S,
-        col: &WorldCollider,
-        cm: L::M,
-        margin: L,
-    ) -> ((usize, usize), (L, L)) {
-        spans_of(st, |b| b.expand(margin).overlaps(&col.aabb) & cm)
+        self.span.clear();
+        for (&(lo, hi), &seen) in self.lane_span.iter().zip(&self.seen) {
+            let (mut ulo, mut uhi) = (n, 0);
+            for l in (0..L::WIDTH).filter(|&l| seen.lane(l)) {
+                ulo = ulo.min(lo.lane(l) as usize);
+                uhi = uhi.max(hi.lane(l) as usize);
+            }
+            self.span.push((ulo, uhi.max(ulo)));
+        }
     }
 
     /// Records on which side of each candidate every particle and segment
@@ -847,9 +836,13 @@ impl<L: Lane> Contacts<L> {
         let zero = s::<L>(0.0);
         for i in 0..st.rows() {
             let touch = self.touch[i];
+            let touched = st.free(i) & zero.le(touch);
+            if touched.none() {
+                continue; // a row in the air: no square root
+            }
             let push = self.push[i];
             let load = push.length();
-            let m = st.free(i) & zero.le(touch) & zero.lt(load);
+            let m = touched & zero.lt(load);
             if m.none() {
                 continue;
             }
