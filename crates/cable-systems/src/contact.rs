@@ -76,9 +76,11 @@ pub struct Contacts<L: Lane> {
     /// Per candidate: the lanes whose span has a row (scratch of
     /// `Contacts::find_spans`).
     seen: Vec<L::M>,
-    /// Total push-out of each particle this substep, metres.
+    /// Total push-out of each particle this substep, metres (kept only
+    /// for friction: `Contacts::pushed`).
     push: Vec<V3<L>>,
-    /// Index of the last collider that pushed each particle, or `NONE`.
+    /// Index of the last collider that pushed each particle, or `NONE`
+    /// (kept only for friction).
     touch: Vec<L>,
     /// Per candidate: the outward normal each particle (rows `0..n`) and
     /// segment (rows `n..2n`) started the substep with, or zero.
