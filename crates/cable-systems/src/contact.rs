@@ -82,8 +82,9 @@ pub struct Contacts<L: Lane> {
     /// Index of the last collider that pushed each particle, or `NONE`
     /// (kept only for friction).
     touch: Vec<L>,
-    /// Per candidate: the outward normal each particle (rows `0..n`) and
-    /// segment (rows `n..2n`) started the substep with, or zero.
+    /// Per candidate other than a plane: the outward normal each particle
+    /// (rows `0..n`) and segment (rows `n..2n`) started the substep with,
+    /// or zero (a plane's part is left as it was: nothing reads it).
     side: Vec<V3<L>>,
     /// Where the last contact pass left each particle (at the first pass:
     /// where the substep started), kept only when some candidate has a
@@ -454,13 +455,16 @@ impl<L: Lane> Contacts<L> {
     fn remember_sides<S: Store<L>>(&mut self, st: &S, world: &[WorldCollider], margin: L) {
         let n = st.rows();
         let zero = s::<L>(0.0);
-        self.side.clear();
+        // Sized for every candidate, zeroed only for the shapes that read
+        // it (`project_shape`): a plane's part is never read, and zeroing
+        // it took 1.7 % of the plane-only contact scene's samples.
         self.side.resize(2 * n * self.cands.len(), V3::zero());
         for (ci, &k) in self.cands.iter().enumerate() {
             let col = &world[k as usize];
             if matches!(col.shape, WorldShape::Plane { .. }) {
                 continue; // a half-space has one side only
             }
+            self.side[2 * n * ci..2 * n * (ci + 1)].fill(V3::zero());
             let cm = self.cand_m[ci];
             let zone = grown(&col.aabb, margin);
             let side = &mut self.side[2 * n * ci..2 * n * (ci + 1)];
