@@ -662,12 +662,25 @@ impl<L: Lane> Contacts<L> {
                 if let Some(core) = core {
                     self.uncross(st, b, col, ci, core);
                 }
-                let avx2 = self.avx2;
-                L::out_of_line(
-                    avx2,
-                    #[inline(always)]
-                    || self.project_shape(st, b, col, ci),
-                );
+                let (avx2, cm) = (self.avx2, self.cand_m[ci]);
+                let groups = (0..L::GROUPS).filter(|&g| L::group_m(cm, g).any());
+                if groups.clone().count() < L::GROUPS {
+                    // A shape near a few cables of a wide block (a ball
+                    // under two of 32): only their lane groups do its work.
+                    for g in groups {
+                        L::G::out_of_line(
+                            avx2,
+                            #[inline(always)]
+                            || self.project_group(st, b, col, ci, g),
+                        );
+                    }
+                } else {
+                    L::out_of_line(
+                        avx2,
+                        #[inline(always)]
+                        || self.project_shape(st, b, col, ci),
+                    );
+                }
                 if let Some(core) = core {
                     self.uncross(st, b, col, ci, core);
                 }
@@ -781,7 +794,8 @@ impl<L: Lane> Contacts<L> {
         }
     }
 
-    /// [`Contacts::project`] for candidate `ci`, a shape other than a plane.
+    /// [`Contacts::project`] for candidate `ci`, a shape other than a
+    /// plane, on all the block's lanes.
     #[inline(always)] // into one out-of-line copy per SIMD path
     fn project_shape<S: Store<L>>(
         &mut self,
@@ -790,64 +804,55 @@ impl<L: Lane> Contacts<L> {
         col: &WorldCollider,
         ci: usize,
     ) {
-        let k = self.cands[ci];
-        let r = b.radius;
         let n = st.rows();
-        let (zero, one) = (s::<L>(0.0), s::<L>(1.0));
-        {
-            let cm = self.cand_m[ci];
-            let kf = s::<L>(k as f32);
-            let zone = grown(&col.aabb, r);
-            let side = 2 * n * ci;
-            let (lo, hi) = self.span[ci];
-            let ls = self.lane_span[ci];
-            for i in lo..hi {
-                let p = st.pos(i);
-                let m = cm & row_in(ls, i) & st.free(i) & contains(&zone, p);
-                if m.none() {
-                    continue;
-                }
-                let (phi, nrm) = point_contact_l(&col.shape, p);
-                let (phi, nrm) = keep_side(&col.shape, p, phi, nrm, self.side[side + i]);
-                let hit = m & phi.lt(r);
-                if hit.any() {
-                    let dp = nrm.scale(r - phi);
-                    st.set_pos(i, V3::select(hit, p + dp, p));
-                    self.pushed(i, hit, dp, kf);
-                }
-            }
-            let (slo, shi) = seg_span(lo, hi, n);
-            for i in slo..shi {
-                let (wa, wb) = (st.w(i), st.w(i + 1));
-                let (a, bq) = (st.pos(i), st.pos(i + 1));
-                let m = cm & seg_in(ls, i) & zero.lt(wa + wb) & overlap(&zone, &Bounds::of(a, bq));
-                if m.none() {
-                    continue;
-                }
-                let (t, phi, nrm) = segment_contact_l(&col.shape, a, bq);
-                let at = a + (bq - a).scale(t);
-                let (phi, nrm) = keep_side(&col.shape, at, phi, nrm, self.side[side + n + i]);
-                let hit = m & phi.lt(r);
-                if hit.none() {
-                    continue;
-                }
-                let (sa, sb) = (one - t, t);
-                // Moving the contact point by `depth` needs depth / denom; the
-                // floor keeps a contact next to a pinned end from flinging
-                // the free end (it then takes a few iterations instead).
-                let denom = (sa * sa * wa + sb * sb * wb).max(s::<L>(0.25) * wa.max(wb));
-                let scale = (r - phi) / denom;
-                let (da, db) = (nrm.scale(sa * wa * scale), nrm.scale(sb * wb * scale));
-                st.set_pos(i, V3::select(hit, a + da, a));
-                st.set_pos(i + 1, V3::select(hit, bq + db, bq));
-                if self.friction {
-                    self.push[i] = V3::select(hit, self.push[i] + da, self.push[i]);
-                    self.push[i + 1] = V3::select(hit, self.push[i + 1] + db, self.push[i + 1]);
-                    self.touch[i] = L::select(hit & zero.lt(wa), kf, self.touch[i]);
-                    self.touch[i + 1] = L::select(hit & zero.lt(wb), kf, self.touch[i + 1]);
-                }
-            }
-        }
+        let mut v = Whole {
+            st,
+            side: &self.side[2 * n * ci..2 * n * (ci + 1)],
+            push: &mut self.push,
+            touch: &mut self.touch,
+        };
+        shape_pass(
+            &mut v,
+            col,
+            b.radius,
+            self.cand_m[ci],
+            self.lane_span[ci],
+            self.span[ci],
+            s(self.cands[ci] as f32),
+            self.friction,
+        );
+    }
+
+    /// [`Contacts::project_shape`] on lane group `g` alone: the lanes of
+    /// the other groups are not candidates for this shape.
+    #[inline(always)] // into one out-of-line copy per SIMD path
+    fn project_group<S: Store<L>>(
+        &mut self,
+        st: &mut S,
+        b: &Block<L>,
+        col: &WorldCollider,
+        ci: usize,
+        g: usize,
+    ) {
+        let n = st.rows();
+        let ls = self.lane_span[ci];
+        let mut v = Group {
+            st,
+            side: &self.side[2 * n * ci..2 * n * (ci + 1)],
+            push: &mut self.push,
+            touch: &mut self.touch,
+            g,
+        };
+        shape_pass(
+            &mut v,
+            col,
+            b.radius.group(g),
+            L::group_m(self.cand_m[ci], g),
+            (ls.0.group(g), ls.1.group(g)),
+            self.span[ci],
+            s(self.cands[ci] as f32),
+            self.friction,
+        );
     }
 
     /// Friction after the iterations, then one more contact pass (sliding
@@ -904,6 +909,191 @@ impl<L: Lane> Contacts<L> {
             // free motion to carry into the next substep (far from the
             // origin it would make a stuck cable creep).
             st.set_carry(i, V3::select(m, V3::zero(), st.carry(i)));
+        }
+    }
+}
+
+/// What one shape's contact pass ([`shape_pass`]) reads and writes: a
+/// block's particles and contact state, on all its lanes ([`Whole`]) or on
+/// one lane group of them ([`Group`]).
+trait ShapeRows<G: Lane> {
+    /// Particles (rows).
+    fn rows(&self) -> usize;
+    /// Position of row `i`.
+    fn pos(&self, i: usize) -> V3<G>;
+    /// Sets the position of row `i`.
+    fn set_pos(&mut self, i: usize, p: V3<G>);
+    /// Inverse mass of row `i`.
+    fn w(&self, i: usize) -> G;
+    /// Lanes where row `i` is free.
+    fn free(&self, i: usize) -> G::M;
+    /// The candidate's side memory: particles `0..n`, segments `n..2n`.
+    fn side(&self, i: usize) -> V3<G>;
+    /// Friction's bookkeeping: push-out `d` added to row `i` in lanes `m`.
+    fn add_push(&mut self, i: usize, m: G::M, d: V3<G>);
+    /// Friction's bookkeeping: lanes `m` of row `i` were last pushed by
+    /// collider `kf`.
+    fn set_touch(&mut self, i: usize, m: G::M, kf: G);
+}
+
+/// [`ShapeRows`] on every lane of a block.
+struct Whole<'a, L: Lane, S> {
+    st: &'a mut S,
+    side: &'a [V3<L>],
+    push: &'a mut [V3<L>],
+    touch: &'a mut [L],
+}
+
+impl<L: Lane, S: Store<L>> ShapeRows<L> for Whole<'_, L, S> {
+    #[inline(always)]
+    fn rows(&self) -> usize {
+        self.st.rows()
+    }
+    #[inline(always)]
+    fn pos(&self, i: usize) -> V3<L> {
+        self.st.pos(i)
+    }
+    #[inline(always)]
+    fn set_pos(&mut self, i: usize, p: V3<L>) {
+        self.st.set_pos(i, p);
+    }
+    #[inline(always)]
+    fn w(&self, i: usize) -> L {
+        self.st.w(i)
+    }
+    #[inline(always)]
+    fn free(&self, i: usize) -> L::M {
+        self.st.free(i)
+    }
+    #[inline(always)]
+    fn side(&self, i: usize) -> V3<L> {
+        self.side[i]
+    }
+    #[inline(always)]
+    fn add_push(&mut self, i: usize, m: L::M, d: V3<L>) {
+        self.push[i] = V3::select(m, self.push[i] + d, self.push[i]);
+    }
+    #[inline(always)]
+    fn set_touch(&mut self, i: usize, m: L::M, kf: L) {
+        self.touch[i] = L::select(m, kf, self.touch[i]);
+    }
+}
+
+/// [`ShapeRows`] on lane group `g` of a block ([`Lane::group`]).
+struct Group<'a, L: Lane, S> {
+    st: &'a mut S,
+    side: &'a [V3<L>],
+    push: &'a mut [V3<L>],
+    touch: &'a mut [L],
+    g: usize,
+}
+
+impl<L: Lane, S: Store<L>> ShapeRows<L::G> for Group<'_, L, S> {
+    #[inline(always)]
+    fn rows(&self) -> usize {
+        self.st.rows()
+    }
+    #[inline(always)]
+    fn pos(&self, i: usize) -> V3<L::G> {
+        self.st.pos(i).group(self.g)
+    }
+    #[inline(always)]
+    fn set_pos(&mut self, i: usize, p: V3<L::G>) {
+        let mut row = self.st.pos(i);
+        row.set_group(self.g, p);
+        self.st.set_pos(i, row);
+    }
+    #[inline(always)]
+    fn w(&self, i: usize) -> L::G {
+        self.st.w(i).group(self.g)
+    }
+    #[inline(always)]
+    fn free(&self, i: usize) -> <L::G as Lane>::M {
+        L::group_m(self.st.free(i), self.g)
+    }
+    #[inline(always)]
+    fn side(&self, i: usize) -> V3<L::G> {
+        self.side[i].group(self.g)
+    }
+    #[inline(always)]
+    fn add_push(&mut self, i: usize, m: <L::G as Lane>::M, d: V3<L::G>) {
+        let p = self.push[i].group(self.g);
+        self.push[i].set_group(self.g, V3::select(m, p + d, p));
+    }
+    #[inline(always)]
+    fn set_touch(&mut self, i: usize, m: <L::G as Lane>::M, kf: L::G) {
+        let t = self.touch[i].group(self.g);
+        self.touch[i].set_group(self.g, L::G::select(m, kf, t));
+    }
+}
+
+/// One contact pass of a shape other than a plane: every free particle
+/// of rows `lo..hi` within `r` of it, then every segment whose closest
+/// point is, pushed out along the contact normal (see the module docs),
+/// in the lanes `cm` of the candidate whose span `ls` holds the row.
+/// Written once over the lanes it runs on: a whole block, or one group.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)] // the candidate's fields, each in its lanes
+fn shape_pass<G: Lane, V: ShapeRows<G>>(
+    v: &mut V,
+    col: &WorldCollider,
+    r: G,
+    cm: G::M,
+    ls: (G, G),
+    (lo, hi): (usize, usize),
+    kf: G,
+    friction: bool,
+) {
+    let n = v.rows();
+    let (zero, one) = (s::<G>(0.0), s::<G>(1.0));
+    let zone = grown(&col.aabb, r);
+    for i in lo..hi {
+        let p = v.pos(i);
+        let m = cm & row_in(ls, i) & v.free(i) & contains(&zone, p);
+        if m.none() {
+            continue;
+        }
+        let (phi, nrm) = point_contact_l(&col.shape, p);
+        let (phi, nrm) = keep_side(&col.shape, p, phi, nrm, v.side(i));
+        let hit = m & phi.lt(r);
+        if hit.any() {
+            let dp = nrm.scale(r - phi);
+            v.set_pos(i, V3::select(hit, p + dp, p));
+            if friction {
+                v.add_push(i, hit, dp);
+                v.set_touch(i, hit, kf);
+            }
+        }
+    }
+    let (slo, shi) = seg_span(lo, hi, n);
+    for i in slo..shi {
+        let (wa, wb) = (v.w(i), v.w(i + 1));
+        let (a, bq) = (v.pos(i), v.pos(i + 1));
+        let m = cm & seg_in(ls, i) & zero.lt(wa + wb) & overlap(&zone, &Bounds::of(a, bq));
+        if m.none() {
+            continue;
+        }
+        let (t, phi, nrm) = segment_contact_l(&col.shape, a, bq);
+        let at = a + (bq - a).scale(t);
+        let (phi, nrm) = keep_side(&col.shape, at, phi, nrm, v.side(n + i));
+        let hit = m & phi.lt(r);
+        if hit.none() {
+            continue;
+        }
+        let (sa, sb) = (one - t, t);
+        // Moving the contact point by `depth` needs depth / denom; the
+        // floor keeps a contact next to a pinned end from flinging the
+        // free end (it then takes a few iterations instead).
+        let denom = (sa * sa * wa + sb * sb * wb).max(s::<G>(0.25) * wa.max(wb));
+        let scale = (r - phi) / denom;
+        let (da, db) = (nrm.scale(sa * wa * scale), nrm.scale(sb * wb * scale));
+        v.set_pos(i, V3::select(hit, a + da, a));
+        v.set_pos(i + 1, V3::select(hit, bq + db, bq));
+        if friction {
+            v.add_push(i, hit, da);
+            v.add_push(i + 1, hit, db);
+            v.set_touch(i, hit & zero.lt(wa), kf);
+            v.set_touch(i + 1, hit & zero.lt(wb), kf);
         }
     }
 }

@@ -88,6 +88,21 @@ pub trait Lane:
     /// registers, so its one copy is the baseline's.
     fn out_of_line<R>(avx2: Option<crate::simd::Avx2>, f: impl FnOnce() -> R) -> R;
 
+    /// One group of [`GROUP`] lanes of this type (this type itself when it
+    /// is no wider): work that concerns a few lanes of a wide block, such
+    /// as a sphere near two cables of 32, runs on their groups alone. The
+    /// arithmetic is lane by lane, so a lane's result is the same bits
+    /// either way.
+    type G: Lane;
+    /// Groups of [`Lane::G`] in this type.
+    const GROUPS: usize;
+    /// Group `g`: lanes `g·GROUP ..` of `self`.
+    fn group(&self, g: usize) -> Self::G;
+    /// Sets group `g`.
+    fn set_group(&mut self, g: usize, v: Self::G);
+    /// Group `g` of the mask `m`.
+    fn group_m(m: Self::M, g: usize) -> <Self::G as Lane>::M;
+
     /// `self < o ? self : o` (the second operand on ties and NaN).
     #[inline(always)]
     fn min(self, o: Self) -> Self {
@@ -148,6 +163,20 @@ impl Lane for f32 {
     fn out_of_line<R>(_: Option<crate::simd::Avx2>, f: impl FnOnce() -> R) -> R {
         crate::simd::out_of_line(f)
     }
+    type G = f32;
+    const GROUPS: usize = 1;
+    #[inline(always)]
+    fn group(&self, _: usize) -> f32 {
+        *self
+    }
+    #[inline(always)]
+    fn set_group(&mut self, _: usize, v: f32) {
+        *self = v;
+    }
+    #[inline(always)]
+    fn group_m(m: bool, _: usize) -> bool {
+        m
+    }
     type M = bool;
     const WIDTH: usize = 1;
     #[inline(always)]
@@ -204,6 +233,9 @@ impl Lane for f32 {
         *self = v;
     }
 }
+
+/// Lanes of one group ([`Lane::G`]): one 256-bit register of `f32`.
+pub const GROUP: usize = 8;
 
 /// `N` booleans as all-ones / all-zeros `u32`s: the mask of [`Fx`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -326,6 +358,23 @@ impl<const N: usize> Lane for Fx<N> {
     #[inline(always)]
     fn out_of_line<R>(avx2: Option<crate::simd::Avx2>, f: impl FnOnce() -> R) -> R {
         crate::simd::Avx2::on_path(avx2, f)
+    }
+    type G = Fx<GROUP>;
+    const GROUPS: usize = N / GROUP;
+    #[inline(always)]
+    fn group(&self, g: usize) -> Fx<GROUP> {
+        const { assert!(N % GROUP == 0, "lanes come in whole groups") };
+        Fx(std::array::from_fn(|k| self.0[GROUP * g + k]))
+    }
+    #[inline(always)]
+    fn set_group(&mut self, g: usize, v: Fx<GROUP>) {
+        const { assert!(N % GROUP == 0, "lanes come in whole groups") };
+        self.0[GROUP * g..GROUP * (g + 1)].copy_from_slice(&v.0);
+    }
+    #[inline(always)]
+    fn group_m(m: Mx<N>, g: usize) -> Mx<GROUP> {
+        const { assert!(N % GROUP == 0, "lanes come in whole groups") };
+        Mx(std::array::from_fn(|k| m.0[GROUP * g + k]))
     }
     type M = Mx<N>;
     const WIDTH: usize = N;
@@ -499,6 +548,18 @@ impl<L: Lane> V3<L> {
     #[inline(always)]
     pub fn keep(self, m: L::M) -> Self {
         Self::new(self.x.keep(m), self.y.keep(m), self.z.keep(m))
+    }
+    /// Group `g` of the lanes ([`Lane::group`]).
+    #[inline(always)]
+    pub fn group(&self, g: usize) -> V3<L::G> {
+        V3::new(self.x.group(g), self.y.group(g), self.z.group(g))
+    }
+    /// Sets group `g` of the lanes.
+    #[inline(always)]
+    pub fn set_group(&mut self, g: usize, v: V3<L::G>) {
+        self.x.set_group(g, v.x);
+        self.y.set_group(g, v.y);
+        self.z.set_group(g, v.z);
     }
     /// Lane `i` as a glam vector.
     #[inline(always)]
