@@ -671,14 +671,14 @@ impl<L: Lane> Contacts<L> {
                         L::G::out_of_line(
                             avx2,
                             #[inline(always)]
-                            || self.project_group(st, b, col, ci, g),
+                            || self.project_shape(st, b, col, ci, OneGroup(g)),
                         );
                     }
                 } else {
                     L::out_of_line(
                         avx2,
                         #[inline(always)]
-                        || self.project_shape(st, b, col, ci),
+                        || self.project_shape(st, b, col, ci, All),
                     );
                 }
                 if let Some(core) = core {
@@ -795,60 +795,32 @@ impl<L: Lane> Contacts<L> {
     }
 
     /// [`Contacts::project`] for candidate `ci`, a shape other than a
-    /// plane, on all the block's lanes.
-    #[inline(always)] // into one out-of-line copy per SIMD path
-    fn project_shape<S: Store<L>>(
+    /// plane, on the block's `lanes`: all of them, or one group whose
+    /// lanes are the only candidates.
+    #[inline(always)] // into one out-of-line copy per SIMD path and lanes
+    fn project_shape<S: Store<L>, P: Lanes<L>>(
         &mut self,
         st: &mut S,
         b: &Block<L>,
         col: &WorldCollider,
         ci: usize,
-    ) {
-        let n = st.rows();
-        let mut v = Whole {
-            st,
-            side: &self.side[2 * n * ci..2 * n * (ci + 1)],
-            push: &mut self.push,
-            touch: &mut self.touch,
-        };
-        shape_pass(
-            &mut v,
-            col,
-            b.radius,
-            self.cand_m[ci],
-            self.lane_span[ci],
-            self.span[ci],
-            s(self.cands[ci] as f32),
-            self.friction,
-        );
-    }
-
-    /// [`Contacts::project_shape`] on lane group `g` alone: the lanes of
-    /// the other groups are not candidates for this shape.
-    #[inline(always)] // into one out-of-line copy per SIMD path
-    fn project_group<S: Store<L>>(
-        &mut self,
-        st: &mut S,
-        b: &Block<L>,
-        col: &WorldCollider,
-        ci: usize,
-        g: usize,
+        lanes: P,
     ) {
         let n = st.rows();
         let ls = self.lane_span[ci];
-        let mut v = Group {
+        let mut v = View {
             st,
             side: &self.side[2 * n * ci..2 * n * (ci + 1)],
             push: &mut self.push,
             touch: &mut self.touch,
-            g,
+            lanes,
         };
         shape_pass(
             &mut v,
             col,
-            b.radius.group(g),
-            L::group_m(self.cand_m[ci], g),
-            (ls.0.group(g), ls.1.group(g)),
+            lanes.v(b.radius),
+            lanes.m(self.cand_m[ci]),
+            (lanes.v(ls.0), lanes.v(ls.1)),
             self.span[ci],
             s(self.cands[ci] as f32),
             self.friction,
@@ -914,8 +886,7 @@ impl<L: Lane> Contacts<L> {
 }
 
 /// What one shape's contact pass ([`shape_pass`]) reads and writes: a
-/// block's particles and contact state, on all its lanes ([`Whole`]) or on
-/// one lane group of them ([`Group`]).
+/// block's particles and contact state, on some of its lanes ([`View`]).
 trait ShapeRows<G: Lane> {
     /// Particles (rows).
     fn rows(&self) -> usize;
@@ -936,94 +907,116 @@ trait ShapeRows<G: Lane> {
     fn set_touch(&mut self, i: usize, m: G::M, kf: G);
 }
 
-/// [`ShapeRows`] on every lane of a block.
-struct Whole<'a, L: Lane, S> {
+/// Which lanes of a block a shape's pass runs on ([`View`]): all of them
+/// ([`All`]) or one group ([`OneGroup`]).
+trait Lanes<L: Lane>: Copy {
+    /// The lanes run on.
+    type G: Lane;
+    /// Those lanes of `x`.
+    fn v(self, x: L) -> Self::G;
+    /// Sets those lanes of `x`.
+    fn set(self, x: &mut L, v: Self::G);
+    /// Those lanes of the mask `m`.
+    fn m(self, m: L::M) -> <Self::G as Lane>::M;
+    /// Those lanes of `p`.
+    #[inline(always)]
+    fn v3(self, p: V3<L>) -> V3<Self::G> {
+        V3::new(self.v(p.x), self.v(p.y), self.v(p.z))
+    }
+    /// Sets those lanes of `p`.
+    #[inline(always)]
+    fn set3(self, p: &mut V3<L>, v: V3<Self::G>) {
+        self.set(&mut p.x, v.x);
+        self.set(&mut p.y, v.y);
+        self.set(&mut p.z, v.z);
+    }
+}
+
+/// Every lane of the block.
+#[derive(Clone, Copy)]
+struct All;
+
+impl<L: Lane> Lanes<L> for All {
+    type G = L;
+    #[inline(always)]
+    fn v(self, x: L) -> L {
+        x
+    }
+    #[inline(always)]
+    fn set(self, x: &mut L, v: L) {
+        *x = v;
+    }
+    #[inline(always)]
+    fn m(self, m: L::M) -> L::M {
+        m
+    }
+}
+
+/// Lane group `.0` of the block ([`Lane::group`]).
+#[derive(Clone, Copy)]
+struct OneGroup(usize);
+
+impl<L: Lane> Lanes<L> for OneGroup {
+    type G = L::G;
+    #[inline(always)]
+    fn v(self, x: L) -> L::G {
+        x.group(self.0)
+    }
+    #[inline(always)]
+    fn set(self, x: &mut L, v: L::G) {
+        x.set_group(self.0, v);
+    }
+    #[inline(always)]
+    fn m(self, m: L::M) -> <L::G as Lane>::M {
+        L::group_m(m, self.0)
+    }
+}
+
+/// [`ShapeRows`] on the `lanes` of a block.
+struct View<'a, L: Lane, S, P> {
     st: &'a mut S,
     side: &'a [V3<L>],
     push: &'a mut [V3<L>],
     touch: &'a mut [L],
+    lanes: P,
 }
 
-impl<L: Lane, S: Store<L>> ShapeRows<L> for Whole<'_, L, S> {
+impl<L: Lane, S: Store<L>, P: Lanes<L>> ShapeRows<P::G> for View<'_, L, S, P> {
     #[inline(always)]
     fn rows(&self) -> usize {
         self.st.rows()
     }
     #[inline(always)]
-    fn pos(&self, i: usize) -> V3<L> {
-        self.st.pos(i)
+    fn pos(&self, i: usize) -> V3<P::G> {
+        self.lanes.v3(self.st.pos(i))
     }
     #[inline(always)]
-    fn set_pos(&mut self, i: usize, p: V3<L>) {
-        self.st.set_pos(i, p);
-    }
-    #[inline(always)]
-    fn w(&self, i: usize) -> L {
-        self.st.w(i)
-    }
-    #[inline(always)]
-    fn free(&self, i: usize) -> L::M {
-        self.st.free(i)
-    }
-    #[inline(always)]
-    fn side(&self, i: usize) -> V3<L> {
-        self.side[i]
-    }
-    #[inline(always)]
-    fn add_push(&mut self, i: usize, m: L::M, d: V3<L>) {
-        self.push[i] = V3::select(m, self.push[i] + d, self.push[i]);
-    }
-    #[inline(always)]
-    fn set_touch(&mut self, i: usize, m: L::M, kf: L) {
-        self.touch[i] = L::select(m, kf, self.touch[i]);
-    }
-}
-
-/// [`ShapeRows`] on lane group `g` of a block ([`Lane::group`]).
-struct Group<'a, L: Lane, S> {
-    st: &'a mut S,
-    side: &'a [V3<L>],
-    push: &'a mut [V3<L>],
-    touch: &'a mut [L],
-    g: usize,
-}
-
-impl<L: Lane, S: Store<L>> ShapeRows<L::G> for Group<'_, L, S> {
-    #[inline(always)]
-    fn rows(&self) -> usize {
-        self.st.rows()
-    }
-    #[inline(always)]
-    fn pos(&self, i: usize) -> V3<L::G> {
-        self.st.pos(i).group(self.g)
-    }
-    #[inline(always)]
-    fn set_pos(&mut self, i: usize, p: V3<L::G>) {
+    fn set_pos(&mut self, i: usize, p: V3<P::G>) {
         let mut row = self.st.pos(i);
-        row.set_group(self.g, p);
+        self.lanes.set3(&mut row, p);
         self.st.set_pos(i, row);
     }
     #[inline(always)]
-    fn w(&self, i: usize) -> L::G {
-        self.st.w(i).group(self.g)
+    fn w(&self, i: usize) -> P::G {
+        self.lanes.v(self.st.w(i))
     }
     #[inline(always)]
-    fn free(&self, i: usize) -> <L::G as Lane>::M {
-        L::group_m(self.st.free(i), self.g)
+    fn free(&self, i: usize) -> <P::G as Lane>::M {
+        self.lanes.m(self.st.free(i))
     }
     #[inline(always)]
-    fn side(&self, i: usize) -> V3<L::G> {
-        self.side[i].group(self.g)
+    fn side(&self, i: usize) -> V3<P::G> {
+        self.lanes.v3(self.side[i])
     }
     #[inline(always)]
-    fn add_push(&mut self, i: usize, m: <L::G as Lane>::M, d: V3<L::G>) {
-        let p = self.push[i].group(self.g);
-        self.push[i].set_group(self.g, V3::select(m, p + d, p));
+    fn add_push(&mut self, i: usize, m: <P::G as Lane>::M, d: V3<P::G>) {
+        let p = self.lanes.v3(self.push[i]);
+        self.lanes.set3(&mut self.push[i], V3::select(m, p + d, p));
     }
     #[inline(always)]
-    fn set_touch(&mut self, i: usize, m: <L::G as Lane>::M, kf: L::G) {
-        let t = self.touch[i].group(self.g);
-        self.touch[i].set_group(self.g, L::G::select(m, kf, t));
+    fn set_touch(&mut self, i: usize, m: <P::G as Lane>::M, kf: P::G) {
+        let t = self.lanes.v(self.touch[i]);
+        self.lanes.set(&mut self.touch[i], P::G::select(m, kf, t));
     }
 }
 
