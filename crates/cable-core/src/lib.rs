@@ -31,7 +31,7 @@ pub use collider::{Collider, ColliderHandle, ColliderSet, Shape, WorldCollider, 
 pub use error::CableError;
 pub use pool::{
     CableMut, CableRef, Columns, DEFAULT_PARTICLE_BUDGET, NO_ANCHOR, PAR_GRAIN, ParticlePool,
-    RowConst, discrete_curvature,
+    ParticleState, Reclaimed, RowConst, StateHolder, discrete_curvature,
 };
 
 /// Largest accepted coordinate magnitude, metres. Beyond it f32 positions

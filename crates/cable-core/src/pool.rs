@@ -23,6 +23,10 @@ mod check;
 mod save;
 #[path = "pool_teleport.rs"]
 mod teleport;
+// The state columns a layout may hold newer copies of between frames.
+#[path = "pool_lent.rs"]
+mod lent;
+pub use lent::{ParticleState, Reclaimed, StateHolder};
 
 /// [`RowConst::anchor`] of a side with no pinned particle.
 pub const NO_ANCHOR: u32 = u32::MAX;
@@ -234,20 +238,12 @@ struct Slot {
 pub struct ParticlePool {
     /// Identity carried by the handles this pool issues.
     id: u32,
-    pos: Vec<Vec3>,
-    prev: Vec<Vec3>,
-    /// Per particle, the part of the last substep's displacement that
-    /// rounding the new position to f32 dropped (metres): the velocity is
-    /// `pos - prev + carry`, so far from the origin the rounding of each
-    /// position update is not kept as velocity (see
-    /// [`ParticlePool::carry`]).
-    carry: Vec<Vec3>,
+    /// The columns a step changes (positions, previous positions, carry,
+    /// multipliers), possibly lent to a layout ([`ParticlePool::lend_state`]).
+    state: lent::Lent,
     inv_mass: Vec<f32>,
     rest: Vec<f32>,
-    lambda: Vec<f32>,
-    lambda_bend: Vec<f32>,
     row_const: Vec<RowConst>,
-    lambda_row: Vec<[f32; 3]>,
     cables: Vec<CableRecord>,
     slots: Vec<Slot>,
     free_slots: Vec<u32>,
@@ -293,15 +289,10 @@ impl ParticlePool {
     pub fn with_budget(max_particles: usize) -> Self {
         Self {
             id: next_owner_id(),
-            pos: Vec::new(),
-            prev: Vec::new(),
-            carry: Vec::new(),
+            state: lent::Lent::new(ParticleState::default()),
             inv_mass: Vec::new(),
             rest: Vec::new(),
-            lambda: Vec::new(),
-            lambda_bend: Vec::new(),
             row_const: Vec::new(),
-            lambda_row: Vec::new(),
             cables: Vec::new(),
             slots: Vec::new(),
             free_slots: Vec::new(),
@@ -364,7 +355,7 @@ impl ParticlePool {
     #[inline]
     #[must_use]
     pub fn particle_count(&self) -> usize {
-        self.pos.len() - self.garbage_rows
+        self.inv_mass.len() - self.garbage_rows
     }
 
     /// True when the pool holds no cable.
@@ -433,23 +424,35 @@ impl ParticlePool {
                 budget: self.budget,
             });
         }
-        if self.garbage_rows > 0 && self.garbage_rows * 4 >= self.pos.len() {
+        if self.garbage_rows > 0 && self.garbage_rows * 4 >= self.inv_mass.len() {
             self.compact();
         }
         let handle = self.alloc_slot();
-        let first = self.pos.len();
-        self.pos.extend_from_slice(&geo.points);
-        self.prev.extend_from_slice(&geo.points);
-        self.carry.extend(std::iter::repeat_n(Vec3::ZERO, count));
+        let first = self.inv_mass.len();
+        self.state.get_mut().pos.extend_from_slice(&geo.points);
+        self.state.get_mut().prev.extend_from_slice(&geo.points);
+        self.state
+            .get_mut()
+            .carry
+            .extend(std::iter::repeat_n(Vec3::ZERO, count));
         self.inv_mass.extend_from_slice(&inv_mass);
         for &pin in &desc.pins {
             self.inv_mass[first + pin as usize] = 0.0;
         }
         self.rest.extend_from_slice(&geo.rest);
         self.rest.push(0.0);
-        self.lambda.extend(std::iter::repeat_n(0.0, count));
-        self.lambda_bend.extend(std::iter::repeat_n(0.0, count));
-        self.lambda_row.extend(std::iter::repeat_n([0.0; 3], count));
+        self.state
+            .get_mut()
+            .lambda
+            .extend(std::iter::repeat_n(0.0, count));
+        self.state
+            .get_mut()
+            .lambda_bend
+            .extend(std::iter::repeat_n(0.0, count));
+        self.state
+            .get_mut()
+            .lambda_row
+            .extend(std::iter::repeat_n([0.0; 3], count));
         self.row_const.extend((0..count).map(|i| RowConst {
             anchor: [NO_ANCHOR; 2],
             reach: [0.0; 2],
@@ -609,6 +612,7 @@ impl ParticlePool {
         if self.garbage_rows == 0 {
             return;
         }
+        let st = self.state.get_mut();
         let mut write = 0usize;
         let mut kept = 0usize;
         for i in 0..self.cables.len() {
@@ -618,15 +622,15 @@ impl ParticlePool {
             let (first, count) = (self.cables[i].first, self.cables[i].count);
             if first != write {
                 let src = first..first + count;
-                self.pos.copy_within(src.clone(), write);
-                self.prev.copy_within(src.clone(), write);
-                self.carry.copy_within(src.clone(), write);
+                st.pos.copy_within(src.clone(), write);
+                st.prev.copy_within(src.clone(), write);
+                st.carry.copy_within(src.clone(), write);
                 self.inv_mass.copy_within(src.clone(), write);
                 self.rest.copy_within(src.clone(), write);
-                self.lambda.copy_within(src.clone(), write);
-                self.lambda_bend.copy_within(src.clone(), write);
+                st.lambda.copy_within(src.clone(), write);
+                st.lambda_bend.copy_within(src.clone(), write);
                 self.row_const.copy_within(src.clone(), write);
-                self.lambda_row.copy_within(src, write);
+                st.lambda_row.copy_within(src, write);
             }
             let mut rec = self.cables[i].clone();
             rec.first = write;
@@ -639,16 +643,16 @@ impl ParticlePool {
         for col in [
             &mut self.inv_mass,
             &mut self.rest,
-            &mut self.lambda,
-            &mut self.lambda_bend,
+            &mut st.lambda,
+            &mut st.lambda_bend,
         ] {
             col.truncate(write);
         }
-        self.pos.truncate(write);
-        self.prev.truncate(write);
-        self.carry.truncate(write);
+        st.pos.truncate(write);
+        st.prev.truncate(write);
+        st.carry.truncate(write);
         self.row_const.truncate(write);
-        self.lambda_row.truncate(write);
+        st.lambda_row.truncate(write);
         self.garbage_rows = 0;
         self.dead_records = 0;
         self.debug_check();
@@ -694,7 +698,7 @@ impl ParticlePool {
     /// # Errors
     /// [`CableError::StaleHandle`] when the handle is not live.
     pub fn positions(&self, handle: CableHandle) -> Result<&[Vec3], CableError> {
-        Ok(&self.pos[self.rows(handle)?])
+        Ok(&self.state.get().pos[self.rows(handle)?])
     }
 
     /// Mutable particle positions of a cable, for teleports and scripted
@@ -708,7 +712,7 @@ impl ParticlePool {
         let i = self.record_index(handle)?;
         self.touch_state(i);
         self.wake_record(i);
-        Ok(&mut self.pos[rows])
+        Ok(&mut self.state.get_mut().pos[rows])
     }
 
     /// Previous particle positions (the Verlet state; velocity × substep is
@@ -717,7 +721,7 @@ impl ParticlePool {
     /// # Errors
     /// [`CableError::StaleHandle`] when the handle is not live.
     pub fn prev_positions(&self, handle: CableHandle) -> Result<&[Vec3], CableError> {
-        Ok(&self.prev[self.rows(handle)?])
+        Ok(&self.state.get().prev[self.rows(handle)?])
     }
 
     /// Mutable previous positions: set `prev = pos - v·h` to give a particle
@@ -731,8 +735,8 @@ impl ParticlePool {
         self.touch_state(i);
         self.wake_record(i);
         // The caller sets the velocity: no rounding of the last update to carry.
-        self.carry[rows.clone()].fill(Vec3::ZERO);
-        Ok(&mut self.prev[rows])
+        self.state.get_mut().carry[rows.clone()].fill(Vec3::ZERO);
+        Ok(&mut self.state.get_mut().prev[rows])
     }
 
     /// The part of each particle's last displacement that rounding its
@@ -749,7 +753,7 @@ impl ParticlePool {
     /// # Errors
     /// [`CableError::StaleHandle`] when the handle is not live.
     pub fn carry(&self, handle: CableHandle) -> Result<&[Vec3], CableError> {
-        Ok(&self.carry[self.rows(handle)?])
+        Ok(&self.state.get().carry[self.rows(handle)?])
     }
 
     /// Inverse masses (0 = pinned) of a cable's particles.
@@ -788,7 +792,8 @@ impl ParticlePool {
     /// [`CableError::StaleHandle`] when the handle is not live.
     pub fn multipliers(&self, handle: CableHandle) -> Result<(&[f32], &[[f32; 3]]), CableError> {
         let rows = self.rows(handle)?;
-        Ok((&self.lambda[rows.clone()], &self.lambda_row[rows]))
+        let st = self.state.get();
+        Ok((&st.lambda[rows.clone()], &st.lambda_row[rows]))
     }
 
     /// Breaks segment `segment` (from particle `segment` to `segment + 1`)
@@ -973,22 +978,23 @@ impl ParticlePool {
         let r0 = self.rest[first];
         let t = (r0 - seg) / r0; // along 0 → 1
         let at = first + 1;
-        let pos = self.pos[first].lerp(self.pos[at], t);
-        let prev = self.prev[first].lerp(self.prev[at], t);
+        let st = self.state.get_mut();
+        let pos = st.pos[first].lerp(st.pos[at], t);
+        let prev = st.prev[first].lerp(st.prev[at], t);
         let w = match self.cables[i].mass_per_length {
             Some(rho) => 1.0 / (rho * 0.5 * r0),
             None => 1.0,
         };
         let w = if w.is_finite() && w > 0.0 { w } else { 1.0 };
-        self.pos.insert(at, pos);
-        self.prev.insert(at, prev);
-        self.carry.insert(at, Vec3::ZERO);
+        st.pos.insert(at, pos);
+        st.prev.insert(at, prev);
+        st.carry.insert(at, Vec3::ZERO);
+        st.lambda.insert(at, 0.0);
+        st.lambda_bend.insert(at, 0.0);
+        st.lambda_row.insert(at, [0.0; 3]);
         self.inv_mass.insert(at, w);
         self.rest[first] = r0 - seg;
         self.rest.insert(at, seg);
-        self.lambda.insert(at, 0.0);
-        self.lambda_bend.insert(at, 0.0);
-        self.lambda_row.insert(at, [0.0; 3]);
         let linked = self.row_const[first].linked;
         self.row_const.insert(
             at,
@@ -1009,14 +1015,15 @@ impl ParticlePool {
         let at = first + 1;
         self.rest[first] += self.rest[at];
         self.row_const[first].linked &= self.row_const[at].linked;
-        self.pos.remove(at);
-        self.prev.remove(at);
-        self.carry.remove(at);
+        let st = self.state.get_mut();
+        st.pos.remove(at);
+        st.prev.remove(at);
+        st.carry.remove(at);
+        st.lambda.remove(at);
+        st.lambda_bend.remove(at);
+        st.lambda_row.remove(at);
         self.inv_mass.remove(at);
         self.rest.remove(at);
-        self.lambda.remove(at);
-        self.lambda_bend.remove(at);
-        self.lambda_row.remove(at);
         self.row_const.remove(at);
         self.shift_records(i, -1);
     }
@@ -1274,9 +1281,10 @@ impl ParticlePool {
         let i = self.record_index(handle)?;
         let rec = &self.cables[i];
         let rows = rec.first..rec.first + rec.count;
-        let moved = self.pos[rows.clone()]
+        let st = self.state.get();
+        let moved = st.pos[rows.clone()]
             .iter()
-            .chain(&self.prev[rows.clone()])
+            .chain(&st.prev[rows.clone()])
             .chain(rec.attach.iter().flatten());
         for &p in moved {
             let q = p + offset;
@@ -1294,10 +1302,8 @@ impl ParticlePool {
             // The targets move with the cable.
             self.attach_revision = access::next_revision();
         }
-        for p in &mut self.pos[rows.clone()] {
-            *p += offset;
-        }
-        for p in &mut self.prev[rows] {
+        let st = self.state.get_mut();
+        for p in st.pos[rows.clone()].iter_mut().chain(&mut st.prev[rows]) {
             *p += offset;
         }
         for t in self.cables[i].attach.iter_mut().flatten() {
@@ -1329,9 +1335,10 @@ impl ParticlePool {
         }
         let rows = self.rows(handle)?;
         let step = v * h;
+        let pos = &self.state.get().pos;
         for r in rows.clone() {
             if self.inv_mass[r] > 0.0 {
-                let q = self.pos[r] - step;
+                let q = pos[r] - step;
                 if let Some(axis) = (0..3).find(|&a| !in_range(q[a])) {
                     return Err(CableError::OutOfRange {
                         field: "velocity",
@@ -1344,12 +1351,13 @@ impl ParticlePool {
         let i = self.record_index(handle)?;
         self.touch_state(i);
         self.wake_record(i);
+        let st = self.state.get_mut();
         for r in rows {
             if self.inv_mass[r] > 0.0 {
-                self.prev[r] = self.pos[r] - step;
+                st.prev[r] = st.pos[r] - step;
                 // What rounding `prev` dropped: far from the origin the
                 // velocity is still `v` to f32 precision.
-                self.carry[r] = step - (self.pos[r] - self.prev[r]);
+                st.carry[r] = step - (st.pos[r] - st.prev[r]);
             }
         }
         Ok(())
@@ -1358,16 +1366,18 @@ impl ParticlePool {
     /// All positions of all live cables, row order (compacts first).
     pub fn all_positions(&mut self) -> &[Vec3] {
         self.compact();
-        &self.pos
+        &self.state.get_mut().pos
     }
 
     /// Checks every column finite: a diagnostic for tests and debugging.
     #[must_use]
     pub fn all_finite(&self) -> bool {
-        self.pos
+        self.state
+            .get()
+            .pos
             .iter()
-            .chain(&self.prev)
-            .chain(&self.carry)
+            .chain(&self.state.get().prev)
+            .chain(&self.state.get().carry)
             .all(|p| p.is_finite())
     }
 
@@ -1377,18 +1387,19 @@ impl ParticlePool {
     pub fn columns_mut(&mut self) -> Columns<'_> {
         self.touch();
         self.compact();
+        let st = self.state.get_mut();
         Columns {
             base: 0,
             first_cable: 0,
-            pos: &mut self.pos,
-            prev: &mut self.prev,
-            carry: &mut self.carry,
+            pos: &mut st.pos,
+            prev: &mut st.prev,
+            carry: &mut st.carry,
             inv_mass: &self.inv_mass,
             rest: &self.rest,
-            lambda: &mut self.lambda,
-            lambda_bend: &mut self.lambda_bend,
+            lambda: &mut st.lambda,
+            lambda_bend: &mut st.lambda_bend,
             row_const: &self.row_const,
-            lambda_row: &mut self.lambda_row,
+            lambda_row: &mut st.lambda_row,
             cables: &mut self.cables,
             colliders: &self.colliders,
         }
@@ -1408,16 +1419,16 @@ impl ParticlePool {
     }
 
     fn debug_check(&self) {
-        let n = self.pos.len();
+        let n = self.inv_mass.len();
         debug_assert!(
-            self.prev.len() == n
-                && self.carry.len() == n
+            self.state.get().prev.len() == n
+                && self.state.get().carry.len() == n
                 && self.inv_mass.len() == n
                 && self.rest.len() == n
-                && self.lambda.len() == n
-                && self.lambda_bend.len() == n
+                && self.state.get().lambda.len() == n
+                && self.state.get().lambda_bend.len() == n
                 && self.row_const.len() == n
-                && self.lambda_row.len() == n,
+                && self.state.get().lambda_row.len() == n,
             "ParticlePool columns out of step"
         );
     }
@@ -1604,7 +1615,7 @@ impl<'a> Columns<'a> {
     }
 
     fn rows(&self) -> usize {
-        self.pos.len()
+        self.inv_mass.len()
     }
 
     /// Splits before cable `k` of the run.

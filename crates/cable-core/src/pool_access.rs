@@ -258,9 +258,9 @@ impl ParticlePool {
         let rows = rec.first..rec.first + rec.count;
         Some(CableRef {
             handle: rec.handle,
-            pos: &self.pos[rows.clone()],
-            prev: &self.prev[rows.clone()],
-            carry: &self.carry[rows.clone()],
+            pos: &self.state.get().pos[rows.clone()],
+            prev: &self.state.get().prev[rows.clone()],
+            carry: &self.state.get().carry[rows.clone()],
             inv_mass: &self.inv_mass[rows.clone()],
             rest: &self.rest[rows.clone()],
             row_const: &self.row_const[rows],

@@ -63,15 +63,15 @@ impl ParticlePool {
     /// lengths, record tiling, slots and free list, the counts of removed
     /// cables and rows, the budget.
     pub(super) fn check_structure(&self) -> Result<(), CableError> {
-        let n = self.pos.len();
+        let n = self.state.get().pos.len();
         for (name, len) in [
-            ("prev", self.prev.len()),
-            ("carry", self.carry.len()),
+            ("prev", self.state.get().prev.len()),
+            ("carry", self.state.get().carry.len()),
             ("inv_mass", self.inv_mass.len()),
             ("rest", self.rest.len()),
-            ("lambda", self.lambda.len()),
-            ("lambda_bend", self.lambda_bend.len()),
-            ("lambda_row", self.lambda_row.len()),
+            ("lambda", self.state.get().lambda.len()),
+            ("lambda_bend", self.state.get().lambda_bend.len()),
+            ("lambda_row", self.state.get().lambda_row.len()),
             ("row_const", self.row_const.len()),
         ] {
             if len != n {
@@ -216,13 +216,23 @@ impl ParticlePool {
             }
             Ok(())
         };
-        finite("pos", &mut self.pos.iter().flat_map(|p| p.to_array()), 3)?;
-        finite("prev", &mut self.prev.iter().flat_map(|p| p.to_array()), 3)?;
-        finite("lambda", &mut self.lambda.iter().copied(), 1)?;
+        finite(
+            "pos",
+            &mut self.state.get().pos.iter().flat_map(|p| p.to_array()),
+            3,
+        )?;
+        finite(
+            "prev",
+            &mut self.state.get().prev.iter().flat_map(|p| p.to_array()),
+            3,
+        )?;
+        finite("lambda", &mut self.state.get().lambda.iter().copied(), 1)?;
         // What rounding dropped from a position within ±1e6 m is at most a
         // few centimetres; a metre is generous and keeps a damaged save
         // from giving particles wild speeds.
         if let Some(i) = self
+            .state
+            .get()
             .carry
             .iter()
             .position(|c| !(c.is_finite() && c.abs().max_element() <= 1.0))
@@ -231,14 +241,18 @@ impl ParticlePool {
                 format!("carry[{i}]"),
                 format!(
                     "must be finite and within ±1 m per axis, got {}",
-                    self.carry[i]
+                    self.state.get().carry[i]
                 ),
             ));
         }
-        finite("lambda_bend", &mut self.lambda_bend.iter().copied(), 1)?;
+        finite(
+            "lambda_bend",
+            &mut self.state.get().lambda_bend.iter().copied(),
+            1,
+        )?;
         finite(
             "lambda_row",
-            &mut self.lambda_row.iter().flatten().copied(),
+            &mut self.state.get().lambda_row.iter().flatten().copied(),
             3,
         )?;
         finite("kappa0", &mut self.row_const.iter().map(|k| k.kappa0), 1)?;

@@ -95,16 +95,16 @@ impl Serialize for ParticlePool {
             slots: &self.slots,
             free_slots: &self.free_slots,
             colliders: &self.colliders,
-            pos: &self.pos,
-            prev: &self.prev,
-            carry: &self.carry,
+            pos: &self.state.get().pos,
+            prev: &self.state.get().prev,
+            carry: &self.state.get().carry,
             inv_mass: &self.inv_mass,
             rest: &self.rest,
             kappa0: RowField(&self.row_const, |k| k.kappa0),
             linked: RowField(&self.row_const, |k| k.linked),
-            lambda: &self.lambda,
-            lambda_bend: &self.lambda_bend,
-            lambda_row: &self.lambda_row,
+            lambda: &self.state.get().lambda,
+            lambda_bend: &self.state.get().lambda_bend,
+            lambda_row: &self.state.get().lambda_row,
         }
         .serialize(s)
     }
@@ -152,19 +152,21 @@ impl ParticlePool {
         let dead_records = dead.count();
         let mut pool = ParticlePool {
             id: s.id,
-            pos: s.pos,
-            prev: s.prev,
-            carry: if s.carry.is_empty() {
-                vec![glam::Vec3::ZERO; n]
-            } else {
-                s.carry
-            },
+            state: super::lent::Lent::new(super::ParticleState {
+                pos: s.pos,
+                prev: s.prev,
+                carry: if s.carry.is_empty() {
+                    vec![glam::Vec3::ZERO; n]
+                } else {
+                    s.carry
+                },
+                lambda: s.lambda,
+                lambda_bend: s.lambda_bend,
+                lambda_row: s.lambda_row,
+            }),
             inv_mass: s.inv_mass,
             rest: s.rest,
-            lambda: s.lambda,
-            lambda_bend: s.lambda_bend,
             row_const,
-            lambda_row: s.lambda_row,
             cables: s.cables,
             slots: s.slots,
             free_slots: s.free_slots,

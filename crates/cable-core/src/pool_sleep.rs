@@ -134,7 +134,8 @@ impl ParticlePool {
         if self.sleepy == 0 {
             return;
         }
-        let (pos, prev) = (&self.pos, &self.prev);
+        let st = self.state.get_mut();
+        let (pos, prev) = (&st.pos, &st.prev);
         let fell = self
             .cables
             .par_iter_mut()
@@ -172,8 +173,9 @@ impl ParticlePool {
         for rec in &self.cables {
             if rec.alive && rec.sleep.asleep {
                 let rows = rec.first..rec.first + rec.count;
-                self.prev[rows.clone()].copy_from_slice(&self.pos[rows.clone()]);
-                self.carry[rows].fill(glam::Vec3::ZERO);
+                let st = self.state.get_mut();
+                st.prev[rows.clone()].copy_from_slice(&st.pos[rows.clone()]);
+                self.state.get_mut().carry[rows].fill(glam::Vec3::ZERO);
             }
         }
         self.touch();

@@ -111,7 +111,7 @@ impl ParticlePool {
         }
         let (first, count) = (rec.first, rec.count);
         let rows = first..first + count;
-        let pivot = self.pos[first + end_offset(count, end)];
+        let pivot = self.state.get_mut().pos[first + end_offset(count, end)];
         let (pos, prev): (Vec<Vec3>, Vec<Vec3>) = match p.teleport_mode {
             TeleportMode::Move => {
                 let map = |q: Vec3| {
@@ -122,8 +122,14 @@ impl ParticlePool {
                     }
                 };
                 (
-                    self.pos[rows.clone()].iter().map(|&q| map(q)).collect(),
-                    self.prev[rows.clone()].iter().map(|&q| map(q)).collect(),
+                    self.state.get_mut().pos[rows.clone()]
+                        .iter()
+                        .map(|&q| map(q))
+                        .collect(),
+                    self.state.get_mut().prev[rows.clone()]
+                        .iter()
+                        .map(|&q| map(q))
+                        .collect(),
                 )
             }
             TeleportMode::Reset => {
@@ -136,7 +142,8 @@ impl ParticlePool {
                 let far = match rec.attach[other.slot()] {
                     Some(t) => t,
                     None => {
-                        let chord = self.pos[first + end_offset(count, other)] - pivot;
+                        let chord =
+                            self.state.get_mut().pos[first + end_offset(count, other)] - pivot;
                         let dir = (turn * chord).normalize_or(Vec3::NEG_Y);
                         target + dir * length as f32
                     }
@@ -170,11 +177,11 @@ impl ParticlePool {
         }
         self.touch();
         self.wake_record(i);
-        self.pos[rows.clone()].copy_from_slice(&pos);
-        self.prev[rows.clone()].copy_from_slice(&prev);
+        self.state.get_mut().pos[rows.clone()].copy_from_slice(&pos);
+        self.state.get_mut().prev[rows.clone()].copy_from_slice(&prev);
         // The carried rounding is a displacement: it turns with the cable,
         // and a cable laid at rest has none.
-        for c in &mut self.carry[rows] {
+        for c in &mut self.state.get_mut().carry[rows] {
             *c = match p.teleport_mode {
                 TeleportMode::Move => turn * *c,
                 TeleportMode::Reset => Vec3::ZERO,

@@ -43,7 +43,9 @@
 //! only their allocation, emptied and reused under the next frame's
 //! lifetime), so a warmed-up step does not allocate.
 
-use cable_core::{CableMut, CableRef, NO_ANCHOR, PAR_GRAIN, ParticlePool};
+use cable_core::{
+    CableMut, CableRef, NO_ANCHOR, PAR_GRAIN, ParticlePool, ParticleState, StateHolder,
+};
 use glam::Vec3;
 use rayon::prelude::*;
 
@@ -224,6 +226,9 @@ struct Bundle<const W: usize> {
     key: Key,
     /// Cable index of each lane, [`SCALAR`] for padding.
     cables: Vec<u32>,
+    /// The pool row of each lane's first particle, [`SCALAR`] for padding
+    /// (where [`Held::write_back`] copies the lane to).
+    at: Vec<u32>,
     rows: Rows<W>,
     block: Block<Fx<W>>,
     scratch: Scratch<Fx<W>>,
@@ -399,36 +404,33 @@ impl<const W: usize> Bundle<W> {
         }
     }
 
-    /// Runs `n` substeps and writes the cables back (inlined into each
-    /// SIMD path of [`Bundle::run`]).
+    /// Runs `n` substeps (inlined into each SIMD path of [`Bundle::run`]).
     #[inline(always)]
-    fn run_inline(&mut self, views: &mut [Option<CableMut<'_>>], sh: &Shared<'_>, n: u32) {
+    fn run_inline(&mut self, sh: &Shared<'_>, n: u32) {
         for _ in 0..n {
             kernel::substep(&mut self.rows, &self.block, sh, &mut self.scratch);
         }
-        self.scatter(views, sh.track);
     }
 
-    /// Runs `n` substeps with the best SIMD instructions the CPU has, then
-    /// writes the cables back ([`Bundle::scatter`]) while the rows are hot.
+    /// Runs `n` substeps with the best SIMD instructions the CPU has. The
+    /// rows stay the cables' state: nothing is copied back to the pool
+    /// until something reads it ([`Held::write_back`]).
     ///
     /// On AVX2 the kernel is inlined into a function compiled for it
     /// ([`crate::simd::Avx2::run`]): its `Fx` loops become 256-bit instructions.
     /// Same IEEE operations, bitwise the same results.
-    fn run(&mut self, views: &mut [Option<CableMut<'_>>], sh: &Shared<'_>, n: u32) {
+    fn run(&mut self, sh: &Shared<'_>, n: u32) {
         match sh.avx2 {
             Some(avx2) => avx2.run(
                 #[inline(always)]
-                || self.run_inline(views, sh, n),
+                || self.run_inline(sh, n),
             ),
-            None => self.run_inline(views, sh, n),
+            None => self.run_inline(sh, n),
         }
     }
 
-    /// Copies every lane's particles back into its cable's view
-    /// (`views[lane]`, `None` for padding), and with `track` the
-    /// multipliers; run by the task that ran the substeps, while the rows
-    /// are in cache.
+    /// Copies every lane's particles, and with `track` the multipliers,
+    /// to the pool's rows ([`Bundle::at`]).
     ///
     /// By blocks of [`SCATTER_ROWS`] rows: a block of every lane is
     /// transposed into a buffer on the stack (each row read once, from L1:
@@ -436,29 +438,29 @@ impl<const W: usize> Bundle<W> {
     /// not fit in L1 and nearly every read misses), then each lane's block
     /// goes to its cable in one 96-byte copy (wide stores into the pool's
     /// cold lines rather than one store per float). Kept out of line: the
-    /// copies are the same code on every SIMD path, and profiles show it
-    /// apart from the substeps.
+    /// copies are the same code on every SIMD path.
     ///
-    /// At one substep a frame most of its time is the pool's side: the
-    /// pool's lines have left the cache since the last frame and each
-    /// store waits for its line (about a quarter of such a frame, against
-    /// an eighth for the transposition itself; `cable bench
-    /// --frame-substeps 1`, one thread). So the bundle's destination lines
-    /// are first read, all at once, which keeps many misses in flight
-    /// (about 7 % off such a frame, see the README's Performance section).
+    /// The pool's lines are usually cold (the write-back runs when
+    /// something reads the pool, frames after the cable was last read), and
+    /// a store to a cold line waits for its line: so the bundle's
+    /// destination lines are first read, all at once, which keeps many
+    /// misses in flight (about 7 % off a frame that wrote back every
+    /// substep, see the README's Performance section).
     #[inline(never)]
-    fn scatter(&self, views: &mut [Option<CableMut<'_>>], track: bool) {
+    fn scatter(&self, st: &mut ParticleState, track: bool) {
         let r = &self.rows;
         let n = r.pos.len();
+        let lanes = || self.at.iter().enumerate().filter(|&(_, &a)| a != SCALAR);
+        let span = |a: u32| a as usize..a as usize + n;
         let mut buf = [[[Vec3::ZERO; SCATTER_ROWS]; W]; 3];
         // Ask for the pool's lines first, all of them at once: loads that
         // do not depend on each other are in flight together, where a store
         // to a cold line waits for its line before the next store's miss
         // is even seen. One `x` per 60 bytes reaches every 64-byte line.
         let mut touched = 0u32;
-        for c in views.iter().take(W).flatten() {
-            for col in [&*c.pos, &*c.prev, &*c.carry] {
-                for v in col.iter().step_by(5) {
+        for (_, &a) in lanes() {
+            for col in [&st.pos, &st.prev, &st.carry] {
+                for v in col[span(a)].iter().step_by(5) {
                     touched |= v.x.to_bits();
                 }
             }
@@ -483,10 +485,10 @@ impl<const W: usize> Bundle<W> {
                     }
                 }
             }
-            for (lane, c) in views.iter_mut().take(W).enumerate() {
-                let Some(c) = c else { continue };
-                for (buf, dst) in buf.iter().zip([&mut *c.pos, &mut *c.prev, &mut *c.carry]) {
-                    let (dst, src) = (&mut dst[rows.clone()], &buf[lane]);
+            for (lane, &a) in lanes() {
+                let dst = a as usize + rows.start..a as usize + rows.end;
+                for (buf, col) in buf.iter().zip([&mut st.pos, &mut st.prev, &mut st.carry]) {
+                    let (dst, src) = (&mut col[dst.clone()], &buf[lane]);
                     match <&mut [Vec3; SCATTER_ROWS]>::try_from(&mut *dst) {
                         // A whole block: a copy of constant length.
                         Ok(dst) => *dst = *src,
@@ -496,12 +498,11 @@ impl<const W: usize> Bundle<W> {
             }
         }
         if track || self.block.track {
-            for (lane, c) in views.iter_mut().take(W).enumerate() {
-                let Some(c) = c else { continue };
-                for (row, l) in c.lambda.iter_mut().enumerate() {
+            for (lane, &a) in lanes() {
+                for (row, l) in st.lambda[span(a)].iter_mut().enumerate() {
                     *l = r.lambda[0].get(row).map_or(0.0, |v| v.lane(lane));
                 }
-                for (row, l) in c.lambda_row.iter_mut().enumerate() {
+                for (row, l) in st.lambda_row[span(a)].iter_mut().enumerate() {
                     *l = [0, 1, 2].map(|k| r.lrow[k][row].lane(lane));
                 }
             }
@@ -509,7 +510,7 @@ impl<const W: usize> Bundle<W> {
     }
 
     /// One frame of the bundle, in the task that owns it: (re)gather when
-    /// the pool changed, run `n` substeps, write the cables back.
+    /// the pool changed, run `n` substeps.
     fn frame(
         &mut self,
         views: &mut [Option<CableMut<'_>>],
@@ -532,7 +533,7 @@ impl<const W: usize> Bundle<W> {
         if self.stale != 0 {
             self.gather_state(views);
         }
-        self.run(views, sh, n);
+        self.run(sh, n);
     }
 }
 
@@ -617,9 +618,13 @@ impl std::fmt::Debug for ViewBuf {
     }
 }
 
-/// The `Lanes8` layout's buffers, kept by the stepper between frames.
+/// What the `Lanes8` layout keeps between frames: the plan and the
+/// bundles, whose rows are the lane cables' state. Lent to the pool after
+/// each [`advance`] ([`ParticlePool::lend_state`]), so the first read of
+/// the pool writes the lanes back ([`Held::write_back`]) and a frame
+/// nothing reads copies nothing; taken back at the next [`advance`].
 #[derive(Clone, Debug, Default)]
-pub struct LanesWorld {
+struct Held {
     order: Vec<(Key, u32)>,
     bundles: Vec<AnyBundle>,
     /// Per cable (row order): its slot in the frame's views, `bundle ·`
@@ -631,29 +636,62 @@ pub struct LanesWorld {
     /// One-lane cables a parallel task takes at least (about
     /// [`PAR_GRAIN`] particles).
     scalar_grain: usize,
-    views: ViewBuf,
     /// Pool structure revision ([`ParticlePool::structure_revision`]) and
-    /// parameters right after the last write-back: while both match, the
+    /// parameters right after the last [`advance`]: while both match, the
     /// bundles hold the pool's current state but for the cables
     /// [`ParticlePool::state_edits_since`] `synced_rev` lists.
     synced: Option<(u64, SolverParams)>,
-    /// The pool's revision right after the last write-back.
+    /// The pool's revision right after the last [`advance`].
     synced_rev: u64,
-    /// Frames that copied the whole pool in ([`LanesWorld::full_gathers`]).
-    full_gathers: u64,
     /// The pool's attachment revision the targets were copied at.
     synced_attach: u64,
+    /// The multipliers are written back too (tension tracking).
+    track: bool,
+}
+
+impl StateHolder for Held {
+    /// Copies every bundle's lanes to the pool's rows, bundle by bundle,
+    /// on the calling thread (a reader may be a rayon task itself, and a
+    /// parallel copy inside the pool's one-time initialisation could wait
+    /// on it).
+    fn write_back(&self, st: &mut ParticleState) {
+        for b in &self.bundles {
+            each!(b, b => b.scatter(st, self.track));
+        }
+    }
+    fn as_any(&self) -> &dyn std::any::Any {
+        self
+    }
+    fn into_any(self: Box<Self>) -> Box<dyn std::any::Any> {
+        self
+    }
+}
+
+/// The `Lanes8` layout's buffers, kept by the stepper between frames (the
+/// bundles are lent to the pool in between, see [`Held`]).
+#[derive(Clone, Debug, Default)]
+pub struct LanesWorld {
+    /// The plan and bundles while not lent to a pool.
+    held: Option<Box<Held>>,
+    views: ViewBuf,
+    /// Frames that copied the whole pool in ([`LanesWorld::full_gathers`]).
+    full_gathers: u64,
+    /// Frames that found their bundles' state older than the pool's
+    /// ([`LanesWorld::write_backs`]).
+    write_backs: u64,
+    /// [`LanesWorld::lane_cables`] and [`LanesWorld::lane_groups`] at the
+    /// last plan.
+    lane_cables: usize,
+    lane_groups: usize,
+    /// The last plan's slots were in row order ([`Held::in_order`]).
+    in_order: bool,
 }
 
 impl LanesWorld {
     /// Number of cables solved in lane groups at the last [`advance`].
     #[must_use]
     pub fn lane_cables(&self) -> usize {
-        let lane_slots = self.bundles.len() * STRIDE;
-        self.dest
-            .iter()
-            .filter(|&&d| (d as usize) < lane_slots)
-            .count()
+        self.lane_cables
     }
 
     /// Number of [`advance`] calls that copied the whole pool into the
@@ -668,15 +706,26 @@ impl LanesWorld {
         self.full_gathers
     }
 
+    /// Number of [`advance`] calls that had the lanes written back to the
+    /// pool before they could go on (a change that needs the pool's
+    /// particles, when nothing had read the pool since the last frame).
+    /// Reads of the pool between frames write back without counting here.
+    #[must_use]
+    pub fn write_backs(&self) -> u64 {
+        self.write_backs
+    }
+
     /// Number of lane groups (8 lanes each, padding included) at the last
     /// [`advance`].
     #[must_use]
     pub fn lane_groups(&self) -> usize {
-        self.bundles.iter().map(|b| b.width() / LANES).sum()
+        self.lane_groups
     }
+}
 
-    /// Marks what the cables edited alone since the last write-back need:
-    /// their particles re-read ([`Bundle::stale`]), or their bundle
+impl Held {
+    /// Marks what the cables edited alone since the last [`advance`]
+    /// need: their particles re-read ([`Bundle::stale`]), or their bundle
     /// gathered again ([`Bundle::regather`]) when their constants changed.
     /// False when an edit needs a new plan (a cable's key changed, or it
     /// fell asleep or was hidden).
@@ -709,7 +758,15 @@ impl LanesWorld {
         true
     }
 
-    /// Sorts the cables into bundles (step 1 of [`advance`]).
+    /// True when a bundle must read particles from the pool this frame.
+    fn reads_pool(&self) -> bool {
+        self.bundles
+            .iter()
+            .any(|b| each!(b, b => b.stale != 0 || b.regather))
+    }
+
+    /// Sorts the cables into bundles (step 1 of [`advance`]); the pool is
+    /// compacted.
     fn plan(&mut self, pool: &ParticlePool, params: &SolverParams) {
         self.order.clear();
         for i in 0..pool.cable_count() {
@@ -774,6 +831,29 @@ impl LanesWorld {
         }
         self.scalar_grain = (PAR_GRAIN * cables / particles.max(1)).max(1);
         self.in_order = self.dest.windows(2).all(|d| d[0] < d[1]);
+        // Each lane's first row: the pool is compacted, so cable `i`
+        // starts where cable `i - 1` ends.
+        let mut row = 0u32;
+        for (i, &d) in self.dest.iter().enumerate() {
+            let d = d as usize;
+            if let Some(b) = self.bundles.get_mut(d / STRIDE) {
+                each!(b, b => {
+                    b.at.resize(b.cables.len(), SCALAR);
+                    b.at[d % STRIDE] = row;
+                });
+            }
+            row += pool.cable(i).map_or(0, |c| c.pos.len() as u32);
+        }
+        for b in &mut self.bundles {
+            each!(b, b => {
+                b.at.resize(b.cables.len(), SCALAR);
+                for (a, &c) in b.at.iter_mut().zip(&b.cables) {
+                    if c == SCALAR {
+                        *a = SCALAR;
+                    }
+                }
+            });
+        }
     }
 }
 
@@ -788,32 +868,66 @@ pub fn advance(
     stages: Stages,
     track: bool,
 ) {
-    let refresh = if world.synced != Some((pool.structure_revision(), *params))
-        || !world.mark_edits(pool, params)
-    {
+    // The bundles: back from the pool they were lent to, or kept here.
+    let mut current = true;
+    let mut lent = None;
+    if let Some(back) = pool.reclaim_state() {
+        current = back.current;
+        if back.holder.as_any().is::<Held>() {
+            // Checked on the line above.
+            lent = Some(back.holder.into_any().downcast().expect("a Held"));
+        } else if !current {
+            // Another layout's storage: its state first.
+            back.holder.write_back(pool.state_columns_mut());
+            current = true;
+        }
+    }
+    let mut held: Box<Held> = lent
+        .or_else(|| world.held.take())
+        .unwrap_or_default();
+    // Edits of the pool's particles read it first, so the pool is current
+    // then; other edits (parameters, masses, structure) may leave it older
+    // than the lanes, which must then write back before a bundle or a new
+    // plan reads particles from the pool. Moved attachment targets alone
+    // read none.
+    let ours =
+        held.synced == Some((pool.structure_revision(), *params)) && held.mark_edits(pool, params);
+    if !current && (!ours || held.reads_pool()) {
+        held.write_back(pool.state_columns_mut());
+        world.write_backs += 1;
+    }
+    let refresh = if !ours {
         pool.compact();
-        world.plan(pool, params);
+        held.plan(pool, params);
         world.full_gathers += 1;
-        for b in &mut world.bundles {
+        world.lane_cables = held
+            .bundles
+            .iter()
+            .map(|b| each!(b, b => b.cables.iter().filter(|&&c| c != SCALAR).count()))
+            .sum();
+        world.lane_groups = held.bundles.iter().map(|b| b.width() / LANES).sum();
+        world.in_order = held.in_order;
+        for b in &mut held.bundles {
             each!(b, b => (b.stale, b.regather) = (0, false));
         }
         Refresh::Gather
-    } else if world.synced_attach != pool.attachment_revision() {
+    } else if held.synced_attach != pool.attachment_revision() {
         Refresh::Targets
     } else {
         Refresh::Current
     };
-    world.synced_attach = pool.attachment_revision();
+    held.synced_attach = pool.attachment_revision();
+    held.track = track;
     let columns = pool.columns_mut();
     let mut sh = Shared::new(params, columns.colliders(), stages);
     sh.track = track;
-    // Each cable's view in its slot (see `LanesWorld::dest`).
+    // Each cable's view in its slot (see `Held::dest`).
     let mut views = recycle(std::mem::take(&mut world.views.0));
-    let slots = world.bundles.len() * STRIDE + world.dest.len();
-    debug_assert_eq!(columns.len(), world.dest.len());
-    if world.in_order {
+    let slots = held.bundles.len() * STRIDE + held.dest.len();
+    debug_assert_eq!(columns.len(), held.dest.len());
+    if held.in_order {
         // Slots in row order (one key, or keys in row order): appended.
-        for (c, &d) in columns.into_cables().zip(&world.dest) {
+        for (c, &d) in columns.into_cables().zip(&held.dest) {
             debug_assert!(views.len() <= d as usize);
             views.resize_with(d as usize, || None);
             views.push(Some(c));
@@ -821,15 +935,14 @@ pub fn advance(
         views.resize_with(slots, || None);
     } else {
         views.resize_with(slots, || None);
-        for (c, &d) in columns.into_cables().zip(&world.dest) {
+        for (c, &d) in columns.into_cables().zip(&held.dest) {
             views[d as usize] = Some(c);
         }
     }
-    let (lane_views, scalar_views) = views.split_at_mut(world.bundles.len() * STRIDE);
-    let bundles = &mut world.bundles;
-    let grain = world.scalar_grain;
-    // One parallel pass: bundles (each written back by the task that ran
-    // it) beside the one-lane cables.
+    let (lane_views, scalar_views) = views.split_at_mut(held.bundles.len() * STRIDE);
+    let bundles = &mut held.bundles;
+    let grain = held.scalar_grain;
+    // One parallel pass: bundles beside the one-lane cables.
     rayon::join(
         || {
             bundles
@@ -846,8 +959,11 @@ pub fn advance(
         },
     );
     world.views.0 = recycle(views);
-    world.synced = Some((pool.structure_revision(), *params));
-    world.synced_rev = pool.revision();
+    held.synced = Some((pool.structure_revision(), *params));
+    held.synced_rev = pool.revision();
+    // The lanes are the state now: lent to the pool, which has them
+    // write back when something reads it.
+    pool.lend_state(held);
 }
 
 #[cfg(test)]
