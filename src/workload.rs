@@ -45,6 +45,11 @@ pub struct Workload {
     /// default in scenes). Off: the spec's classic step, the workload the
     /// layout figures are quoted for.
     pub tethers: bool,
+    /// After every frame, read every particle's position through
+    /// [`ParticlePool::cable`], as a renderer building the cables' meshes
+    /// does: the timing then includes whatever the layout must copy back
+    /// for a reader ([`ParticlePool::lend_state`]).
+    pub read_every_frame: bool,
 }
 
 /// The scene of a [`Workload`].
@@ -94,6 +99,7 @@ impl Default for Workload {
             frame_substeps: 1,
             scene: BenchScene::Free,
             tethers: false,
+            read_every_frame: false,
         }
     }
 }
@@ -123,6 +129,15 @@ impl Measurement {
     pub fn particle_substeps_per_sec(&self) -> f64 {
         self.particle_substeps as f64 / self.seconds
     }
+}
+
+/// Every particle's position read once, folded into one number: what a
+/// renderer reading the pool each frame costs, at least.
+fn read_all(pool: &ParticlePool) -> f32 {
+    (0..pool.cable_count())
+        .filter_map(|i| pool.cable(i))
+        .flat_map(|c| c.pos.iter())
+        .fold(0.0, |a, p| a + p.x + p.y + p.z)
 }
 
 impl Workload {
@@ -210,6 +225,9 @@ impl Workload {
             let n = per.min(left);
             stepper.run_substeps(&mut pool, n);
             left -= n;
+            if self.read_every_frame {
+                std::hint::black_box(read_all(&pool));
+            }
         }
         let seconds = started.elapsed().max(Duration::from_nanos(1)).as_secs_f64();
         let (c, s, t) = (

@@ -43,6 +43,8 @@
 //! only their allocation, emptied and reused under the next frame's
 //! lifetime), so a warmed-up step does not allocate.
 
+use std::ops::Range;
+
 use cable_core::{
     CableMut, CableRef, NO_ANCHOR, PAR_GRAIN, ParticlePool, ParticleState, StateHolder,
 };
@@ -430,7 +432,9 @@ impl<const W: usize> Bundle<W> {
     }
 
     /// Copies every lane's particles, and with `track` the multipliers,
-    /// to the pool's rows ([`Bundle::at`]).
+    /// to the pool: to its cable's view in the task that ran the substeps
+    /// ([`Views`]), or to its rows of the pool's columns ([`PoolRows`],
+    /// [`Held::write_back`]).
     ///
     /// By blocks of [`SCATTER_ROWS`] rows: a block of every lane is
     /// transposed into a buffer on the stack (each row read once, from L1:
@@ -447,20 +451,18 @@ impl<const W: usize> Bundle<W> {
     /// misses in flight (about 7 % off a frame that wrote back every
     /// substep, see the README's Performance section).
     #[inline(never)]
-    fn scatter(&self, st: &mut ParticleState, track: bool) {
+    fn scatter(&self, dst: &mut impl Dst, track: bool) {
         let r = &self.rows;
         let n = r.pos.len();
-        let lanes = || self.at.iter().enumerate().filter(|&(_, &a)| a != SCALAR);
-        let span = |a: u32| a as usize..a as usize + n;
         let mut buf = [[[Vec3::ZERO; SCATTER_ROWS]; W]; 3];
         // Ask for the pool's lines first, all of them at once: loads that
         // do not depend on each other are in flight together, where a store
         // to a cold line waits for its line before the next store's miss
         // is even seen. One `x` per 60 bytes reaches every 64-byte line.
         let mut touched = 0u32;
-        for (_, &a) in lanes() {
-            for col in [&st.pos, &st.prev, &st.carry] {
-                for v in col[span(a)].iter().step_by(5) {
+        for lane in 0..W {
+            for col in dst.rows(lane, 0..n).into_iter().flatten() {
+                for v in col.iter().step_by(5) {
                     touched |= v.x.to_bits();
                 }
             }
@@ -485,10 +487,12 @@ impl<const W: usize> Bundle<W> {
                     }
                 }
             }
-            for (lane, &a) in lanes() {
-                let dst = a as usize + rows.start..a as usize + rows.end;
-                for (buf, col) in buf.iter().zip([&mut st.pos, &mut st.prev, &mut st.carry]) {
-                    let (dst, src) = (&mut col[dst.clone()], &buf[lane]);
+            for lane in 0..W {
+                let Some(cols) = dst.rows(lane, rows.clone()) else {
+                    continue;
+                };
+                for (buf, dst) in buf.iter().zip(cols) {
+                    let src = &buf[lane];
                     match <&mut [Vec3; SCATTER_ROWS]>::try_from(&mut *dst) {
                         // A whole block: a copy of constant length.
                         Ok(dst) => *dst = *src,
@@ -498,11 +502,14 @@ impl<const W: usize> Bundle<W> {
             }
         }
         if track || self.block.track {
-            for (lane, &a) in lanes() {
-                for (row, l) in st.lambda[span(a)].iter_mut().enumerate() {
+            for lane in 0..W {
+                let Some((lambda, lambda_row)) = dst.multipliers(lane, n) else {
+                    continue;
+                };
+                for (row, l) in lambda.iter_mut().enumerate() {
                     *l = r.lambda[0].get(row).map_or(0.0, |v| v.lane(lane));
                 }
-                for (row, l) in st.lambda_row[span(a)].iter_mut().enumerate() {
+                for (row, l) in lambda_row.iter_mut().enumerate() {
                     *l = [0, 1, 2].map(|k| r.lrow[k][row].lane(lane));
                 }
             }
@@ -518,6 +525,7 @@ impl<const W: usize> Bundle<W> {
         params: &SolverParams,
         sh: &Shared<'_>,
         n: u32,
+        eager: bool,
     ) {
         match refresh {
             _ if self.regather => {}
@@ -534,6 +542,63 @@ impl<const W: usize> Bundle<W> {
             self.gather_state(views);
         }
         self.run(sh, n);
+        if eager {
+            // While the rows are hot, on this task.
+            self.scatter(&mut LaneViews(views), sh.track);
+        }
+    }
+}
+
+/// Where [`Bundle::scatter`] copies lane `lane` of a bundle: its cable's
+/// rows of the pool's state.
+trait Dst {
+    /// Rows `rows` of the lane's positions, previous positions and carry;
+    /// `None` for a padding lane.
+    fn rows(&mut self, lane: usize, rows: Range<usize>) -> Option<[&mut [Vec3]; 3]>;
+    /// The lane's `n` distance and row multipliers; `None` for padding.
+    fn multipliers(&mut self, lane: usize, n: usize) -> Option<(&mut [f32], &mut [[f32; 3]])>;
+}
+
+/// A bundle's cables' views, lane by lane (`None` for padding).
+struct LaneViews<'a, 'b>(&'a mut [Option<CableMut<'b>>]);
+
+impl Dst for LaneViews<'_, '_> {
+    fn rows(&mut self, lane: usize, rows: Range<usize>) -> Option<[&mut [Vec3]; 3]> {
+        let c = self.0.get_mut(lane)?.as_mut()?;
+        Some([
+            &mut c.pos[rows.clone()],
+            &mut c.prev[rows.clone()],
+            &mut c.carry[rows],
+        ])
+    }
+    fn multipliers(&mut self, lane: usize, _: usize) -> Option<(&mut [f32], &mut [[f32; 3]])> {
+        let c = self.0.get_mut(lane)?.as_mut()?;
+        Some((&mut *c.lambda, &mut *c.lambda_row))
+    }
+}
+
+/// The pool's state columns and the first row of each lane's cable
+/// ([`Bundle::at`], [`SCALAR`] for padding).
+struct PoolRows<'a> {
+    st: &'a mut ParticleState,
+    at: &'a [u32],
+}
+
+impl Dst for PoolRows<'_> {
+    fn rows(&mut self, lane: usize, rows: Range<usize>) -> Option<[&mut [Vec3]; 3]> {
+        let a = *self.at.get(lane).filter(|&&a| a != SCALAR)? as usize;
+        let rows = a + rows.start..a + rows.end;
+        let st = &mut *self.st;
+        Some([
+            &mut st.pos[rows.clone()],
+            &mut st.prev[rows.clone()],
+            &mut st.carry[rows],
+        ])
+    }
+    fn multipliers(&mut self, lane: usize, n: usize) -> Option<(&mut [f32], &mut [[f32; 3]])> {
+        let a = *self.at.get(lane).filter(|&&a| a != SCALAR)? as usize;
+        let st = &mut *self.st;
+        Some((&mut st.lambda[a..a + n], &mut st.lambda_row[a..a + n]))
     }
 }
 
@@ -647,6 +712,9 @@ struct Held {
     synced_attach: u64,
     /// The multipliers are written back too (tension tracking).
     track: bool,
+    /// The last frame wrote the lanes back to the pool in the tasks that
+    /// ran it (see [`advance`]): the pool is current.
+    written: bool,
 }
 
 impl StateHolder for Held {
@@ -655,8 +723,12 @@ impl StateHolder for Held {
     /// parallel copy inside the pool's one-time initialisation could wait
     /// on it).
     fn write_back(&self, st: &mut ParticleState) {
+        if self.written {
+            // Written back in the tasks that ran the frame.
+            return;
+        }
         for b in &self.bundles {
-            each!(b, b => b.scatter(st, self.track));
+            each!(b, b => b.scatter(&mut PoolRows { st: &mut *st, at: &b.at }, self.track));
         }
     }
     fn as_any(&self) -> &dyn std::any::Any {
@@ -685,6 +757,9 @@ pub struct LanesWorld {
     lane_groups: usize,
     /// The last plan's slots were in row order ([`Held::in_order`]).
     in_order: bool,
+    /// Frames that wrote the lanes back in their own tasks
+    /// ([`LanesWorld::eager_frames`]).
+    eager_frames: u64,
 }
 
 impl LanesWorld {
@@ -713,6 +788,16 @@ impl LanesWorld {
     #[must_use]
     pub fn write_backs(&self) -> u64 {
         self.write_backs
+    }
+
+    /// Number of [`advance`] calls that wrote the lanes back to the pool in
+    /// the tasks that ran them, because something had read or edited the
+    /// pool's particles since the frame before. The others left the lanes
+    /// lent to the pool ([`ParticlePool::lend_state`]), copied back by the
+    /// first reader.
+    #[must_use]
+    pub fn eager_frames(&self) -> u64 {
+        self.eager_frames
     }
 
     /// Number of lane groups (8 lanes each, padding included) at the last
@@ -871,8 +956,14 @@ pub fn advance(
     // The bundles: back from the pool they were lent to, or kept here.
     let mut current = true;
     let mut lent = None;
+    // Write back in the frame's tasks when something read or edited the
+    // pool since the last frame: a game that reads every frame (to render,
+    // to sync its entities) has the copy made while the rows are hot, by
+    // every thread, and one that does not pays none.
+    let mut eager = false;
     if let Some(back) = pool.reclaim_state() {
         current = back.current;
+        eager = current;
         if back.holder.as_any().is::<Held>() {
             // Checked on the line above.
             lent = Some(back.holder.into_any().downcast().expect("a Held"));
@@ -882,9 +973,7 @@ pub fn advance(
             current = true;
         }
     }
-    let mut held: Box<Held> = lent
-        .or_else(|| world.held.take())
-        .unwrap_or_default();
+    let mut held: Box<Held> = lent.or_else(|| world.held.take()).unwrap_or_default();
     // Edits of the pool's particles read it first, so the pool is current
     // then; other edits (parameters, masses, structure) may leave it older
     // than the lanes, which must then write back before a bundle or a new
@@ -918,6 +1007,7 @@ pub fn advance(
     };
     held.synced_attach = pool.attachment_revision();
     held.track = track;
+    held.written = eager;
     let columns = pool.columns_mut();
     let mut sh = Shared::new(params, columns.colliders(), stages);
     sh.track = track;
@@ -948,7 +1038,7 @@ pub fn advance(
             bundles
                 .par_iter_mut()
                 .zip(lane_views.par_chunks_mut(STRIDE))
-                .for_each(|(b, v)| each!(b, b => b.frame(v, refresh, params, &sh, n)));
+                .for_each(|(b, v)| each!(b, b => b.frame(v, refresh, params, &sh, n, eager)));
         },
         || {
             scalar_views
@@ -962,13 +1052,14 @@ pub fn advance(
     held.synced = Some((pool.structure_revision(), *params));
     held.synced_rev = pool.revision();
     // The lanes are the state now: lent to the pool, which has them
-    // write back when something reads it.
+    // write back when something reads it (or, `written`, notes the read).
     pool.lend_state(held);
+    world.eager_frames += u64::from(eager);
 }
 
 #[cfg(test)]
 mod tests {
-    use cable_core::{CableDesc, Collider, ParticlePool};
+    use cable_core::{CableDesc, Collider, End, ParticlePool};
     use glam::Vec3;
 
     use super::{LanesWorld, Views, recycle};
@@ -1113,6 +1204,104 @@ mod tests {
         };
         let (want, got) = (run(Layout::Soa), run(Layout::Lanes8));
         assert!(same_bits(&got, &want), "lanes8 differs from soa");
+    }
+
+    /// The lanes lent to the pool between frames: frames nobody reads copy
+    /// nothing (the pool stays lent), frames after a read write back in
+    /// their own tasks, and every way of touching the pool in between (a
+    /// read, a clone, an edit of particles, of parameters and masses
+    /// without a read, a new cable, a removed one, moved targets) sees or
+    /// keeps the newest state: the positions read after each frame are
+    /// bitwise the one-lane layout's, which works in the pool itself.
+    #[test]
+    fn lent_lanes_match_the_one_lane_layout_however_the_pool_is_touched() {
+        let run = |layout: Layout| {
+            let mut pool = ParticlePool::new();
+            let mut handles = Vec::new();
+            for k in 0..40 {
+                let z = k as f32 * 0.2;
+                let segs = if k < 36 { 6 } else { 9 };
+                let d = CableDesc::line(Vec3::new(0.0, 0.0, z), Vec3::new(2.0, 0.0, z), 2.4, segs)
+                    .expect("valid");
+                handles.push(pool.add_cable(&d).expect("fits"));
+            }
+            pool.colliders_mut()
+                .add(Collider::plane(Vec3::Y, -0.5).expect("valid"));
+            let params = SolverParams {
+                iterations: 3,
+                friction: 0.2,
+                ..SolverParams::default()
+            };
+            let mut st = Stepper::with_layout(params, layout).expect("valid");
+            let mut seen = Vec::new();
+            let mut lent_after = Vec::new();
+            for frame in 0..16 {
+                st.run_substeps(&mut pool, 1);
+                lent_after.push(pool.is_lent());
+                match frame {
+                    // Unread: the next frame finds the lanes still lent.
+                    0 | 1 | 5 | 6 | 11 => continue,
+                    // Parameters and masses edited without a read: the
+                    // lanes write back before their bundle gathers again.
+                    2 => {
+                        let mut p = *pool.params(handles[3]).expect("live");
+                        p.gravity_scale = 0.5;
+                        pool.set_params(handles[3], p).expect("valid");
+                        pool.set_inv_mass(handles[5], 2, 0.5).expect("valid");
+                        continue;
+                    }
+                    // A particle edited: the edit reads the pool first.
+                    3 => pool.positions_mut(handles[7]).expect("live")[2].y += 0.1,
+                    // Moved targets alone: nothing read.
+                    7 => {
+                        let to = Some(Vec3::new(0.1, 0.2, 0.0));
+                        pool.set_attachment(handles[0], End::Start, to)
+                            .expect("live");
+                        continue;
+                    }
+                    // A clone reads the pool, and steps on its own.
+                    8 => {
+                        let mut copy = pool.clone();
+                        assert!(!copy.is_lent());
+                        st.clone().run_substeps(&mut copy, 1);
+                    }
+                    // Structure: a removed cable and a new one.
+                    9 => pool.remove_cable(handles[11]).expect("live"),
+                    12 => {
+                        let d = CableDesc::line(Vec3::Y, Vec3::new(2.0, 1.0, 0.0), 2.4, 6)
+                            .expect("valid");
+                        pool.add_cable(&d).expect("fits");
+                    }
+                    _ => {}
+                }
+                let all: Vec<Vec3> = (0..pool.cable_count())
+                    .filter_map(|i| pool.cable(i))
+                    .flat_map(|c| c.pos.to_vec())
+                    .collect();
+                seen.push(all);
+            }
+            seen.push(pool.all_positions().to_vec());
+            if layout == Layout::Lanes8 {
+                let w: &LanesWorld = st.layout_state().lanes();
+                // Frames after a read or an edit of particles wrote back
+                // in their tasks: 4, 5, 9, 10, 11, 13, 14, 15 (frame 8
+                // comes after moved targets alone: nothing read).
+                assert_eq!(w.eager_frames(), 8, "frames that wrote back in-task");
+                // Frame 3 found parameters and masses edited while the
+                // lanes were lent, and had them write back first.
+                assert_eq!(w.write_backs(), 1);
+                // Every frame lends the lanes, and a frame nobody read
+                // leaves them lent.
+                assert!(lent_after.iter().all(|&l| l));
+                assert!(pool.is_lent() || pool.cable_count() > 0);
+            }
+            seen
+        };
+        let (want, got) = (run(Layout::Soa), run(Layout::Lanes8));
+        assert_eq!(want.len(), got.len());
+        for (k, (a, b)) in want.iter().zip(&got).enumerate() {
+            assert!(same_bits(b, a), "lanes8 differs from soa at read {k}");
+        }
     }
 
     /// The AVX2 path (the crate's one `unsafe` call, in [`crate::simd::Avx2::run`],

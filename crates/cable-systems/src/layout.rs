@@ -240,11 +240,11 @@ impl LayoutState {
         // (and no other state of this one) can carry the same pair.
         let (mut breakable, mut reeling) = (false, false);
         if self.plain_at != Some((pool.structure_revision(), pool.params_revision())) {
-            for i in 0..pool.cable_count() {
-                if let Some(c) = pool.cable(i) {
-                    breakable |= c.params.break_tension.is_some();
-                    reeling |= c.params.reel_speed != 0.0;
-                }
+            // Parameters only: reading the particles would have a layout
+            // that keeps them write them back (`ParticlePool::lend_state`).
+            for p in pool.handles().filter_map(|h| pool.params(h).ok()) {
+                breakable |= p.break_tension.is_some();
+                reeling |= p.reel_speed != 0.0;
             }
         }
         self.plain_at = None;

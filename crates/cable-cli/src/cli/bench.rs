@@ -47,6 +47,7 @@ pub fn bench(a: &BenchArgs) -> Result<(), CliError> {
         // Default: every substep in one frame (the solver's throughput).
         frame_substeps: a.frame_substeps.unwrap_or(substeps),
         tethers: a.tethers,
+        read_every_frame: a.read_every_frame,
     };
     check(&w)?;
     let layouts: Vec<Layout> = match &a.layout {
@@ -139,7 +140,7 @@ fn check(w: &Workload) -> Result<(), CliError> {
 
 fn print_table(w: &Workload, threads: usize, repeat: u32, results: &[Measurement]) {
     println!(
-        "scene {}{}: {} cables x {} segments, {} iterations, {} substeps ({} per frame), {threads} threads, simd {}, best of {repeat}",
+        "scene {}{}: {} cables x {} segments, {} iterations, {} substeps ({} per frame{}), {threads} threads, simd {}, best of {repeat}",
         w.scene.name(),
         if w.tethers { " with tethers" } else { "" },
         w.cables,
@@ -147,6 +148,11 @@ fn print_table(w: &Workload, threads: usize, repeat: u32, results: &[Measurement
         w.iterations,
         w.substeps,
         w.frame_substeps,
+        if w.read_every_frame {
+            ", every particle read after each"
+        } else {
+            ""
+        },
         cable_systems::simd::active().name()
     );
     let base = results
@@ -208,6 +214,7 @@ fn json(w: &Workload, threads: usize, results: &[Measurement]) -> serde_json::Va
         "frame_substeps": w.frame_substeps,
         "scene": w.scene.name(),
         "tethers": w.tethers,
+        "read_every_frame": w.read_every_frame,
         "simd": cable_systems::simd::active().name(),
         "results": results.iter().map(entry).collect::<Vec<_>>(),
     });

@@ -173,7 +173,8 @@ pub struct BenchArgs {
     /// Substeps per frame ([`cable_systems::Stepper::advance`] call).
     /// Default: all of them in one frame, the solver's throughput, each
     /// cable hot in cache across its substeps. 1 measures a game running
-    /// one substep a frame, copies between the pool and the layout included.
+    /// one substep a frame (add --read-every-frame for what a reader of the
+    /// pool costs on top).
     #[arg(long = "frame-substeps")]
     pub frame_substeps: Option<u32>,
     /// Worker threads (default: all cores).
@@ -200,6 +201,11 @@ pub struct BenchArgs {
     /// the workload is the spec's classic step.
     #[arg(long)]
     pub tethers: bool,
+    /// After every frame, read every particle's position from the pool,
+    /// as a renderer does: the timing includes what the layout copies back
+    /// for a reader.
+    #[arg(long = "read-every-frame")]
+    pub read_every_frame: bool,
     /// SIMD path of the wide kernel: `auto` (the best the CPU has, the
     /// default), `baseline` or `avx2`. Results are identical; speed differs.
     #[arg(long, value_name = "PATH")]
