@@ -15,27 +15,43 @@
 //! operations on a 32-lane block are four independent 8-wide operations,
 //! whose chains overlap in the CPU.
 //!
+//! # Persistent storage
+//! The bundles' rows *are* the lane cables' state between frames: after a
+//! frame they are lent to the pool ([`ParticlePool::lend_state`]), whose
+//! first read or edit of its particles has them copied back, once
+//! ([`Held::write_back`]). A frame that nothing reads copies nothing. When
+//! something did read or edit the pool since the last frame (a game that
+//! renders every frame, the ECS write-back, sleeping), the next frame
+//! copies its lanes back in the tasks that ran them, while the rows are
+//! hot, on every thread, and the reader finds the pool current.
+//!
 //! # Data flow of one [`advance`]
-//! 1. plan (only when the pool's structure changed since the last
-//!    write-back, see [`ParticlePool::structure_revision`], or an edited
+//! 1. take the bundles back from the pool
+//!    ([`ParticlePool::reclaim_state`]); if an edit that did not read the
+//!    pool (parameters, masses, structure) needs particles from it, have
+//!    the lanes write back first;
+//! 2. plan (only when the pool's structure changed since the last
+//!    frame, see [`ParticlePool::structure_revision`], or an edited
 //!    cable's key did): cables are sorted by key and cut into
 //!    bundles; a key with too few cables to fill a group (fewer than
 //!    [`MIN_GROUP_FILL`] in its last group) leaves those cables to the
 //!    one-lane kernel;
-//! 2. the pool's columns are split into one mutable view per cable
+//! 3. the pool's columns are split into one mutable view per cable
 //!    ([`cable_core::Columns::into_cables`]), put in bundle order: each
 //!    bundle's lanes, then the one-lane cables;
-//! 3. one parallel pass, over bundles beside the one-lane cables:
+//! 4. one parallel pass, over bundles beside the one-lane cables:
 //!    - a bundle gathers its cables from their views (again only when the
 //!      plan was made again or one of its cables' parameters or masses
 //!      changed; only an edited cable's particles when just those changed,
 //!      [`ParticlePool::state_edits_since`]; only the attachment targets
 //!      when just those moved),
 //!      runs the substeps while it is hot in cache, with the best SIMD the
-//!      CPU has ([`crate::simd`]), and copies its lanes back into the views
-//!      from the same task, while its rows are still in cache;
+//!      CPU has ([`crate::simd`]), and, when the pool was read since the
+//!      last frame, copies its lanes back into the views from the same
+//!      task;
 //!    - a one-lane cable runs its substeps on the pool directly
-//!      ([`kernel::advance_cable`]).
+//!      ([`kernel::advance_cable`]);
+//! 5. lend the bundles to the pool.
 //!
 //! The split is by bundles and cables, that is by the scene alone, and
 //! cables are independent within a substep, so results do not depend on
@@ -715,6 +731,8 @@ struct Held {
     /// The last frame wrote the lanes back to the pool in the tasks that
     /// ran it (see [`advance`]): the pool is current.
     written: bool,
+    /// Cables on the one-lane path.
+    scalars: usize,
 }
 
 impl StateHolder for Held {
@@ -915,6 +933,7 @@ impl Held {
             }
         }
         self.scalar_grain = (PAR_GRAIN * cables / particles.max(1)).max(1);
+        self.scalars = cables;
         self.in_order = self.dest.windows(2).all(|d| d[0] < d[1]);
         // Each lane's first row: the pool is compacted, so cable `i`
         // starts where cable `i - 1` ends.
@@ -1011,44 +1030,53 @@ pub fn advance(
     let columns = pool.columns_mut();
     let mut sh = Shared::new(params, columns.colliders(), stages);
     sh.track = track;
-    // Each cable's view in its slot (see `Held::dest`).
-    let mut views = recycle(std::mem::take(&mut world.views.0));
-    let slots = held.bundles.len() * STRIDE + held.dest.len();
-    debug_assert_eq!(columns.len(), held.dest.len());
-    if held.in_order {
-        // Slots in row order (one key, or keys in row order): appended.
-        for (c, &d) in columns.into_cables().zip(&held.dest) {
-            debug_assert!(views.len() <= d as usize);
-            views.resize_with(d as usize, || None);
-            views.push(Some(c));
-        }
-        views.resize_with(slots, || None);
+    if refresh == Refresh::Current && !eager && held.scalars == 0 && !held.reads_pool() {
+        // Every cable in the lanes, which neither read nor write the pool
+        // this frame: no views to make (about 9 % of a one-substep frame
+        // of 10,000 cables, mostly reading each cable's record).
+        held.bundles
+            .par_iter_mut()
+            .for_each(|b| each!(b, b => b.frame(&mut [], refresh, params, &sh, n, false)));
     } else {
-        views.resize_with(slots, || None);
-        for (c, &d) in columns.into_cables().zip(&held.dest) {
-            views[d as usize] = Some(c);
+        // Each cable's view in its slot (see `Held::dest`).
+        let mut views = recycle(std::mem::take(&mut world.views.0));
+        let slots = held.bundles.len() * STRIDE + held.dest.len();
+        debug_assert_eq!(columns.len(), held.dest.len());
+        if held.in_order {
+            // Slots in row order (one key, or keys in row order): appended.
+            for (c, &d) in columns.into_cables().zip(&held.dest) {
+                debug_assert!(views.len() <= d as usize);
+                views.resize_with(d as usize, || None);
+                views.push(Some(c));
+            }
+            views.resize_with(slots, || None);
+        } else {
+            views.resize_with(slots, || None);
+            for (c, &d) in columns.into_cables().zip(&held.dest) {
+                views[d as usize] = Some(c);
+            }
         }
+        let (lane_views, scalar_views) = views.split_at_mut(held.bundles.len() * STRIDE);
+        let bundles = &mut held.bundles;
+        let grain = held.scalar_grain;
+        // One parallel pass: bundles beside the one-lane cables.
+        rayon::join(
+            || {
+                bundles
+                    .par_iter_mut()
+                    .zip(lane_views.par_chunks_mut(STRIDE))
+                    .for_each(|(b, v)| each!(b, b => b.frame(v, refresh, params, &sh, n, eager)));
+            },
+            || {
+                scalar_views
+                    .par_iter_mut()
+                    .with_min_len(grain)
+                    .flatten()
+                    .for_each(|c| kernel::advance_cable(c, params, n, stages, track));
+            },
+        );
+        world.views.0 = recycle(views);
     }
-    let (lane_views, scalar_views) = views.split_at_mut(held.bundles.len() * STRIDE);
-    let bundles = &mut held.bundles;
-    let grain = held.scalar_grain;
-    // One parallel pass: bundles beside the one-lane cables.
-    rayon::join(
-        || {
-            bundles
-                .par_iter_mut()
-                .zip(lane_views.par_chunks_mut(STRIDE))
-                .for_each(|(b, v)| each!(b, b => b.frame(v, refresh, params, &sh, n, eager)));
-        },
-        || {
-            scalar_views
-                .par_iter_mut()
-                .with_min_len(grain)
-                .flatten()
-                .for_each(|c| kernel::advance_cable(c, params, n, stages, track));
-        },
-    );
-    world.views.0 = recycle(views);
     held.synced = Some((pool.structure_revision(), *params));
     held.synced_rev = pool.revision();
     // The lanes are the state now: lent to the pool, which has them
