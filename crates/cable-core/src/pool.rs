@@ -202,6 +202,16 @@ struct Slot {
 /// hidden ([`ParticlePool::set_visible`]). Cables never interact, so
 /// whatever sleeps, the awake cables' results are bitwise the same.
 ///
+/// # Lent state
+/// A layout that keeps cables in storage of its own between frames (the
+/// `Lanes8` layout of `cable-systems`) lends it to the pool after a step
+/// ([`ParticlePool::lend_state`]) instead of copying every particle back:
+/// the first access to the pool's particles afterwards, through `&self` or
+/// `&mut self`, on any thread, has that storage write its state back once
+/// ([`StateHolder`]), so every reader sees the newest state and a frame
+/// nothing reads copies nothing. [`ParticlePool::is_lent`] tells whether
+/// that copy is still pending; [`ParticlePool::sync_state`] makes it now.
+///
 /// # Identity and clones
 /// Every pool has an identity ([`ParticlePool::id`]) that the handles it
 /// issues carry, so a handle of another pool is refused

@@ -19,7 +19,7 @@
 //! The bundles' rows *are* the lane cables' state between frames: after a
 //! frame they are lent to the pool ([`ParticlePool::lend_state`]), whose
 //! first read or edit of its particles has them copied back, once
-//! ([`Held::write_back`]). A frame that nothing reads copies nothing. When
+//! ([`cable_core::StateHolder::write_back`]). A frame that nothing reads copies nothing. When
 //! something did read or edit the pool since the last frame (a game that
 //! renders every frame, the ECS write-back, sleeping), the next frame
 //! copies its lanes back in the tasks that ran them, while the rows are
@@ -758,7 +758,7 @@ impl StateHolder for Held {
 }
 
 /// The `Lanes8` layout's buffers, kept by the stepper between frames (the
-/// bundles are lent to the pool in between, see [`Held`]).
+/// bundles are lent to the pool in between, see the module docs).
 #[derive(Clone, Debug, Default)]
 pub struct LanesWorld {
     /// The plan and bundles while not lent to a pool.
