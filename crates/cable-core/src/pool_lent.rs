@@ -205,10 +205,9 @@ impl Clone for Lent {
 
 impl fmt::Debug for Lent {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("Lent")
-            .field("lent", &self.is_lent())
-            .field("holder", &self.holder.is_some())
-            .finish_non_exhaustive()
+        // The current columns (a lent holder writes back first, as for any
+        // reader).
+        self.get().fmt(f)
     }
 }
 

@@ -1332,6 +1332,44 @@ mod tests {
         }
     }
 
+    /// Switching layouts while the lanes are lent and unread: the next
+    /// layout works on the lanes' state (bitwise the one-lane layout's
+    /// run), and the lent storage is freed.
+    #[test]
+    fn switching_layouts_takes_the_lent_state() {
+        let run = |layouts: &[Layout]| {
+            let mut pool = ParticlePool::new();
+            for k in 0..16 {
+                let z = k as f32 * 0.2;
+                let d = CableDesc::line(Vec3::new(0.0, 0.0, z), Vec3::new(2.0, 0.0, z), 2.4, 6)
+                    .expect("valid");
+                pool.add_cable(&d).expect("fits");
+            }
+            let params = SolverParams {
+                iterations: 3,
+                ..SolverParams::default()
+            };
+            let mut st = Stepper::with_layout(params, layouts[0]).expect("valid");
+            for &layout in layouts {
+                st.set_layout(layout);
+                st.run_substeps(&mut pool, 1);
+                st.run_substeps(&mut pool, 1);
+                assert_eq!(pool.is_lent(), layout == Layout::Lanes8);
+                if layout != Layout::Lanes8 {
+                    // The lanes' storage was dropped, not kept in the pool.
+                    assert!(pool.reclaim_state().is_none());
+                }
+            }
+            pool.all_positions().to_vec()
+        };
+        let want = run(&[Layout::Soa; 4]);
+        let got = run(&[Layout::Lanes8, Layout::Soa, Layout::Lanes8, Layout::Aos]);
+        assert!(
+            same_bits(&got, &want),
+            "a layout switch lost the lanes' state"
+        );
+    }
+
     /// The AVX2 path (the crate's one `unsafe` call, in [`crate::simd::Avx2::run`],
     /// for the kernel and the contact passes) and the baseline path give the same bits as the one-lane layout. Small enough for
     /// Miri, which passes it on the AVX2 path (2026-11-23):

@@ -309,6 +309,12 @@ impl LayoutState {
     ) {
         crate::trace::layout_span!(layout);
         let track = self.track;
+        if layout != Layout::Lanes8 {
+            // Storage `Lanes8` lent the pool (the layout changed): its state
+            // back into the pool, and its memory freed.
+            pool.sync_state();
+            drop(pool.reclaim_state());
+        }
         match layout {
             Layout::Aos => aos::advance(&mut self.aos, pool, params, n, stages, track),
             Layout::Soa => {
