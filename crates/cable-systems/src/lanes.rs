@@ -1102,6 +1102,34 @@ mod tests {
                 .all(|(a, b)| a.to_array().map(f32::to_bits) == b.to_array().map(f32::to_bits))
     }
 
+    /// `cables` cables side by side over a ground plane, the first `short`
+    /// of 6 segments and the rest of 9, with a stepper in `layout`
+    /// (3 iterations, friction 0.2).
+    fn rows_on_a_plane(
+        cables: usize,
+        short: usize,
+        layout: Layout,
+    ) -> (ParticlePool, Vec<cable_core::CableHandle>, Stepper) {
+        let mut pool = ParticlePool::new();
+        let mut handles = Vec::new();
+        for k in 0..cables {
+            let z = k as f32 * 0.2;
+            let segs = if k < short { 6 } else { 9 };
+            let d = CableDesc::line(Vec3::new(0.0, 0.0, z), Vec3::new(2.0, 0.0, z), 2.4, segs)
+                .expect("valid");
+            handles.push(pool.add_cable(&d).expect("fits"));
+        }
+        pool.colliders_mut()
+            .add(Collider::plane(Vec3::Y, -0.5).expect("valid"));
+        let params = SolverParams {
+            iterations: 3,
+            friction: 0.2,
+            ..SolverParams::default()
+        };
+        let st = Stepper::with_layout(params, layout).expect("valid");
+        (pool, handles, st)
+    }
+
     /// The views' buffer changes lifetime without a new allocation.
     #[test]
     fn recycle_keeps_the_allocation() {
@@ -1121,23 +1149,7 @@ mod tests {
     #[test]
     fn one_key_in_row_order_matches_the_one_lane_layout() {
         let run = |layout: Layout| {
-            let mut pool = ParticlePool::new();
-            let mut handles = Vec::new();
-            for k in 0..21 {
-                let z = k as f32 * 0.2;
-                let segs = if k < 19 { 6 } else { 9 };
-                let d = CableDesc::line(Vec3::new(0.0, 0.0, z), Vec3::new(2.0, 0.0, z), 2.4, segs)
-                    .expect("valid");
-                handles.push(pool.add_cable(&d).expect("fits"));
-            }
-            pool.colliders_mut()
-                .add(Collider::plane(Vec3::Y, -0.5).expect("valid"));
-            let params = SolverParams {
-                iterations: 3,
-                friction: 0.2,
-                ..SolverParams::default()
-            };
-            let mut st = Stepper::with_layout(params, layout).expect("valid");
+            let (mut pool, handles, mut st) = rows_on_a_plane(21, 19, layout);
             for frame in 0..6 {
                 if frame == 2 {
                     pool.positions_mut(handles[4]).expect("live")[2].y += 0.1;
@@ -1244,23 +1256,7 @@ mod tests {
     #[test]
     fn lent_lanes_match_the_one_lane_layout_however_the_pool_is_touched() {
         let run = |layout: Layout| {
-            let mut pool = ParticlePool::new();
-            let mut handles = Vec::new();
-            for k in 0..40 {
-                let z = k as f32 * 0.2;
-                let segs = if k < 36 { 6 } else { 9 };
-                let d = CableDesc::line(Vec3::new(0.0, 0.0, z), Vec3::new(2.0, 0.0, z), 2.4, segs)
-                    .expect("valid");
-                handles.push(pool.add_cable(&d).expect("fits"));
-            }
-            pool.colliders_mut()
-                .add(Collider::plane(Vec3::Y, -0.5).expect("valid"));
-            let params = SolverParams {
-                iterations: 3,
-                friction: 0.2,
-                ..SolverParams::default()
-            };
-            let mut st = Stepper::with_layout(params, layout).expect("valid");
+            let (mut pool, handles, mut st) = rows_on_a_plane(40, 36, layout);
             let mut seen = Vec::new();
             let mut lent_after = Vec::new();
             for frame in 0..16 {
