@@ -439,30 +439,19 @@ impl ParticlePool {
         }
         let handle = self.alloc_slot();
         let first = self.inv_mass.len();
-        self.state.get_mut().pos.extend_from_slice(&geo.points);
-        self.state.get_mut().prev.extend_from_slice(&geo.points);
-        self.state
-            .get_mut()
-            .carry
-            .extend(std::iter::repeat_n(Vec3::ZERO, count));
+        let st = self.state.get_mut();
+        st.pos.extend_from_slice(&geo.points);
+        st.prev.extend_from_slice(&geo.points);
+        st.carry.extend(std::iter::repeat_n(Vec3::ZERO, count));
+        st.lambda.extend(std::iter::repeat_n(0.0, count));
+        st.lambda_bend.extend(std::iter::repeat_n(0.0, count));
+        st.lambda_row.extend(std::iter::repeat_n([0.0; 3], count));
         self.inv_mass.extend_from_slice(&inv_mass);
         for &pin in &desc.pins {
             self.inv_mass[first + pin as usize] = 0.0;
         }
         self.rest.extend_from_slice(&geo.rest);
         self.rest.push(0.0);
-        self.state
-            .get_mut()
-            .lambda
-            .extend(std::iter::repeat_n(0.0, count));
-        self.state
-            .get_mut()
-            .lambda_bend
-            .extend(std::iter::repeat_n(0.0, count));
-        self.state
-            .get_mut()
-            .lambda_row
-            .extend(std::iter::repeat_n([0.0; 3], count));
         self.row_const.extend((0..count).map(|i| RowConst {
             anchor: [NO_ANCHOR; 2],
             reach: [0.0; 2],
