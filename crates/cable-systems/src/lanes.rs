@@ -1032,8 +1032,9 @@ pub fn advance(
     sh.track = track;
     if refresh == Refresh::Current && !eager && held.scalars == 0 && !held.reads_pool() {
         // Every cable in the lanes, which neither read nor write the pool
-        // this frame: no views to make (about 9 % of a one-substep frame
-        // of 10,000 cables, mostly reading each cable's record).
+        // this frame: no views to make (making them, mostly reading each
+        // cable's record, took about 9 % of the samples of a one-substep
+        // frame of 10,000 cables; skipping it, 0.82x the wall time, paired).
         held.bundles
             .par_iter_mut()
             .for_each(|b| each!(b, b => b.frame(&mut [], refresh, params, &sh, n, false)));
@@ -1314,10 +1315,9 @@ mod tests {
                 // Frame 3 found parameters and masses edited while the
                 // lanes were lent, and had them write back first.
                 assert_eq!(w.write_backs(), 1);
-                // Every frame lends the lanes, and a frame nobody read
-                // leaves them lent.
+                // Every frame lends the lanes (the reads after it then
+                // copy them back, asserted bitwise below).
                 assert!(lent_after.iter().all(|&l| l));
-                assert!(pool.is_lent() || pool.cable_count() > 0);
             }
             seen
         };
