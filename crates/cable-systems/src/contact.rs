@@ -69,7 +69,10 @@ pub struct Contacts<L: Lane> {
     cand_m: Vec<L::M>,
     /// Per candidate: the rows `lo..hi` whose start and predicted
     /// positions, grown by the margin, reach it in some lane (the row-level
-    /// broad phase: a draped cable's rows far from the ground skip it).
+    /// broad phase: a cable's rows far from a ball skip it). A plane's span
+    /// is every row: its contact test is one dot product, cheaper than the
+    /// bounds that would skip it, and it never misses a particle that the
+    /// iterations carry farther than the margin.
     span: Vec<(usize, usize)>,
     /// Per candidate and lane: that lane's own `lo..hi` (as lane values).
     lane_span: Vec<(L, L)>,
@@ -93,6 +96,9 @@ pub struct Contacts<L: Lane> {
     last: Vec<V3<L>>,
     /// Some candidate has a core.
     cores: bool,
+    /// Some candidate is not a plane: the sweeps and the row-level broad
+    /// phase have work (a plane needs neither).
+    solids: bool,
     /// The block has friction: `push` and `touch` are kept (nothing else
     /// reads them).
     friction: bool,
@@ -369,6 +375,10 @@ impl<L: Lane> Contacts<L> {
         if kept == 0 {
             return false;
         }
+        self.solids = self
+            .cands
+            .iter()
+            .any(|&k| !matches!(world[k as usize].shape, WorldShape::Plane { .. }));
         self.find_spans(st, world, margin);
         self.push.clear();
         self.push.resize(n, V3::zero());
@@ -387,12 +397,14 @@ impl<L: Lane> Contacts<L> {
         if self.cores {
             self.last.extend((0..n).map(|i| st.prev(i)));
         }
-        L::out_of_line(
-            avx2,
-            #[inline(always)]
-            || self.sweep(st, b, world),
-        );
-        self.sweep_segments(st, b, world);
+        if self.solids {
+            L::out_of_line(
+                avx2,
+                #[inline(always)]
+                || self.sweep(st, b, world),
+            );
+            self.sweep_segments(st, b, world);
+        }
         true
     }
 
@@ -405,15 +417,29 @@ impl<L: Lane> Contacts<L> {
     /// middle far from both its ends.
     ///
     /// One pass over the rows for every candidate: each row's bounds are
-    /// taken once, each segment's is the union of its two rows'.
+    /// taken once, each segment's is the union of its two rows'. A plane's
+    /// span is every row (see [`Contacts::span`]); with only planes there
+    /// is no pass.
     #[inline(always)]
     fn find_spans<S: Store<L>>(&mut self, st: &S, world: &[WorldCollider], margin: L) {
         let n = st.rows();
         let far = s::<L>(n as f32);
         self.lane_span.clear();
-        self.lane_span.resize(self.cands.len(), (far, far));
         self.seen.clear();
-        self.seen.resize(self.cands.len(), L::M::splat(false));
+        for (&k, &cm) in self.cands.iter().zip(&self.cand_m) {
+            if matches!(world[k as usize].shape, WorldShape::Plane { .. }) {
+                self.lane_span.push((s(0.0), far));
+                self.seen.push(cm);
+            } else {
+                self.lane_span.push((far, far));
+                self.seen.push(L::M::splat(false));
+            }
+        }
+        if !self.solids {
+            self.span.clear();
+            self.span.resize(self.cands.len(), (0, n));
+            return;
+        }
         let mut row = Bounds::of(st.pos(0), st.prev(0));
         for i in 0..n - 1 {
             let next = Bounds::of(st.pos(i + 1), st.prev(i + 1));
@@ -422,13 +448,10 @@ impl<L: Lane> Contacts<L> {
             let grown = b.expand(margin);
             for (ci, &k) in self.cands.iter().enumerate() {
                 let col = &world[k as usize];
-                let r = self.cand_m[ci]
-                    & match col.shape {
-                        WorldShape::Plane { normal, offset } => {
-                            plane_near(normal, offset, &b, margin)
-                        }
-                        _ => grown.overlaps(&col.aabb),
-                    };
+                if matches!(col.shape, WorldShape::Plane { .. }) {
+                    continue; // every row
+                }
+                let r = self.cand_m[ci] & grown.overlaps(&col.aabb);
                 if r.none() {
                     continue;
                 }
@@ -510,10 +533,11 @@ impl<L: Lane> Contacts<L> {
             let mut hit = L::M::splat(false);
             for (ci, &k) in self.cands.iter().enumerate() {
                 let (lo, hi) = self.span[ci];
-                if i < lo || i >= hi {
+                let col = &world[k as usize];
+                // A half-space has no far side to skip to: no sweep.
+                if i < lo || i >= hi || matches!(col.shape, WorldShape::Plane { .. }) {
                     continue;
                 }
-                let col = &world[k as usize];
                 let m = active
                     & self.cand_m[ci]
                     & row_in(self.lane_span[ci], i)
@@ -639,13 +663,12 @@ impl<L: Lane> Contacts<L> {
             let col = &world[k as usize];
             if let WorldShape::Plane { normal, offset } = col.shape {
                 // The same operations as `point_contact_l`, written out here.
+                // Every row of the candidate lanes (a plane's span).
                 let cm = self.cand_m[ci];
                 let kf = s::<L>(k as f32);
-                let (lo, hi) = self.span[ci];
-                let ls = self.lane_span[ci];
                 let (nv, off) = (V3::<L>::splat(normal), s::<L>(offset));
-                for i in lo..hi {
-                    let m = cm & row_in(ls, i) & st.free(i);
+                for i in 0..st.rows() {
+                    let m = cm & st.free(i);
                     if m.none() {
                         continue;
                     }
