@@ -26,7 +26,7 @@ mod teleport;
 // The state columns a layout may hold newer copies of between frames.
 #[path = "pool_lent.rs"]
 mod lent;
-pub use lent::{ParticleState, Reclaimed, StateHolder};
+pub use lent::{HeldRead, ParticleState, Reclaimed, StateHolder};
 
 /// [`RowConst::anchor`] of a side with no pinned particle.
 pub const NO_ANCHOR: u32 = u32::MAX;

@@ -25,6 +25,7 @@ use std::sync::{Mutex, OnceLock, PoisonError};
 use glam::Vec3;
 
 use super::ParticlePool;
+use crate::{CableError, CableHandle};
 
 /// The per-particle state columns of a pool: what a step changes. A layout
 /// that keeps its own copy writes these back ([`StateHolder::write_back`]);
@@ -83,12 +84,36 @@ pub trait StateHolder: Send + Sync + fmt::Debug {
     /// lending, by whichever thread first accesses the pool's state.
     fn write_back(&self, state: &mut ParticleState);
 
+    /// Copies the positions of the pool's cable `cable` (its index in row
+    /// order, as [`ParticlePool::cable`] takes) onto the end of `out`, if
+    /// the holder has them: what [`ParticlePool::copy_positions`] reads
+    /// without a write-back of every cable. Returns where they are; the
+    /// default, [`HeldRead::WriteBack`], keeps the write-back. `out` is
+    /// left as it was unless this returns [`HeldRead::Copied`].
+    fn copy_positions(&self, cable: usize, out: &mut Vec<Vec3>) -> HeldRead {
+        let _ = (cable, out);
+        HeldRead::WriteBack
+    }
+
     /// The holder as [`Any`], so its layout can tell its own type
     /// ([`ParticlePool::reclaim_state`]).
     fn as_any(&self) -> &dyn Any;
 
     /// The holder as [`Any`], so its layout can take its own type back.
     fn into_any(self: Box<Self>) -> Box<dyn Any>;
+}
+
+/// Where a lent pool finds one cable's positions
+/// ([`StateHolder::copy_positions`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum HeldRead {
+    /// The holder copied them.
+    Copied,
+    /// The pool's columns are current for this cable (the holder does not
+    /// solve it, or has written it back already).
+    Columns,
+    /// The holder cannot say: the pool has it write back, as for any read.
+    WriteBack,
 }
 
 /// What [`ParticlePool::reclaim_state`] gives back.
@@ -152,6 +177,39 @@ impl Lent {
         }
         // Invariant: `get` has set `now`.
         self.now.get_mut().expect("set by get")
+    }
+
+    /// Appends the positions of cable `cable` (rows `rows`) to `out`: from
+    /// the current columns, else from the holder or the held columns when
+    /// the holder says that is where they are, else after a write-back.
+    /// Reading one cable this way leaves the pool lent.
+    pub(crate) fn copy_positions(
+        &self,
+        cable: usize,
+        rows: std::ops::Range<usize>,
+        out: &mut Vec<Vec3>,
+    ) {
+        if let Some(st) = self.now.get() {
+            out.extend_from_slice(&st.pos[rows]);
+            return;
+        }
+        let from = self
+            .holder
+            .as_ref()
+            .map_or(HeldRead::WriteBack, |h| h.copy_positions(cable, out));
+        match from {
+            HeldRead::Copied => return,
+            HeldRead::Columns => {
+                let held = self.held.lock().unwrap_or_else(PoisonError::into_inner);
+                if let Some(st) = held.as_ref() {
+                    out.extend_from_slice(&st.pos[rows]);
+                    return;
+                }
+                // Another reader has made the columns current meanwhile.
+            }
+            HeldRead::WriteBack => {}
+        }
+        out.extend_from_slice(&self.get().pos[rows]);
     }
 
     /// The columns as they are, current or not (for the layout that holds
@@ -241,6 +299,43 @@ impl ParticlePool {
         self.state.is_lent()
     }
 
+    /// Copies cable `handle`'s particle positions into `out` (cleared
+    /// first; its capacity is reused), as a renderer or an ECS write-back
+    /// reads them every frame. Unlike [`ParticlePool::positions`], it does
+    /// not make a lent pool current ([`ParticlePool::lend_state`]): the
+    /// layout holding the state copies this one cable from where it lives
+    /// ([`StateHolder::copy_positions`]), so reading some cables costs
+    /// their particles, not a write-back of every cable, and the next
+    /// frame stays free of write-backs too.
+    ///
+    /// # Errors
+    /// [`CableError::StaleHandle`] when the handle is not live (`out` is
+    /// then left as it was).
+    ///
+    /// # Example
+    /// ```
+    /// use cable_core::{CableDesc, ParticlePool};
+    /// use glam::Vec3;
+    ///
+    /// let mut pool = ParticlePool::new();
+    /// let h = pool.add_cable(&CableDesc::line(Vec3::ZERO, Vec3::X, 1.0, 4)?)?;
+    /// let mut points = Vec::new();
+    /// pool.copy_positions(h, &mut points)?;
+    /// assert_eq!(points, pool.positions(h)?);
+    /// # Ok::<(), cable_core::CableError>(())
+    /// ```
+    pub fn copy_positions(
+        &self,
+        handle: CableHandle,
+        out: &mut Vec<Vec3>,
+    ) -> Result<(), CableError> {
+        let i = self.record_index(handle)?;
+        let rows = self.rows(handle)?;
+        out.clear();
+        self.state.copy_positions(i, rows, out);
+        Ok(())
+    }
+
     /// Has a lent holder write its state back now, so later reads cost
     /// nothing (reads do this themselves when needed).
     pub fn sync_state(&mut self) {
@@ -263,7 +358,7 @@ mod tests {
 
     use glam::Vec3;
 
-    use super::{ParticleState, StateHolder};
+    use super::{HeldRead, ParticleState, StateHolder};
     use crate::{CableDesc, ParticlePool};
 
     /// Sets every position's `y` to its value, counting its write-backs.
@@ -314,6 +409,76 @@ mod tests {
         assert_eq!(COUNT.load(Ordering::Relaxed), 1, "nothing read");
         assert!(pool.positions(h).expect("live").iter().all(|p| p.y == 2.0));
         assert!(pool.reclaim_state().is_none());
+    }
+
+    /// Copies its one cable's positions (z = 7) when asked for cable 1,
+    /// says the columns hold cable 0, and cannot say for the others.
+    #[derive(Debug)]
+    struct Second(&'static AtomicUsize);
+
+    impl StateHolder for Second {
+        fn write_back(&self, _: &mut ParticleState) {
+            self.0.fetch_add(1, Ordering::Relaxed);
+        }
+        fn copy_positions(&self, cable: usize, out: &mut Vec<Vec3>) -> HeldRead {
+            match cable {
+                0 => HeldRead::Columns,
+                1 => {
+                    out.extend([Vec3::Z * 7.0; 3]);
+                    HeldRead::Copied
+                }
+                _ => HeldRead::WriteBack,
+            }
+        }
+        fn as_any(&self) -> &dyn std::any::Any {
+            self
+        }
+        fn into_any(self: Box<Self>) -> Box<dyn std::any::Any> {
+            self
+        }
+    }
+
+    /// `copy_positions` on a lent pool reads where the holder says the
+    /// cable is, and only a holder that cannot say has it write back.
+    #[test]
+    fn copying_positions_asks_the_holder_first() {
+        static COUNT: AtomicUsize = AtomicUsize::new(0);
+        let mut pool = ParticlePool::new();
+        let handles: Vec<_> = (0..3)
+            .map(|k| {
+                let y = Vec3::Y * k as f32;
+                let d = CableDesc::line(y, y + Vec3::X, 1.0, 2).expect("valid");
+                pool.add_cable(&d).expect("fits")
+            })
+            .collect();
+        let columns: Vec<Vec<Vec3>> = handles
+            .iter()
+            .map(|&h| pool.positions(h).expect("live").to_vec())
+            .collect();
+        pool.lend_state(Box::new(Second(&COUNT)));
+        let mut out = vec![Vec3::NAN; 9];
+        pool.copy_positions(handles[0], &mut out).expect("live");
+        assert_eq!(out, columns[0], "the held columns, the buffer cleared");
+        pool.copy_positions(handles[1], &mut out).expect("live");
+        assert_eq!(out, vec![Vec3::Z * 7.0; 3], "the holder's copy");
+        assert!(pool.is_lent());
+        assert_eq!(COUNT.load(Ordering::Relaxed), 0, "no write-back yet");
+        pool.copy_positions(handles[2], &mut out).expect("live");
+        assert_eq!(out, columns[2]);
+        assert!(!pool.is_lent());
+        assert_eq!(
+            COUNT.load(Ordering::Relaxed),
+            1,
+            "a write-back for the third"
+        );
+        // Current now: the columns, whatever the holder would say.
+        pool.copy_positions(handles[1], &mut out).expect("live");
+        assert_eq!(out, columns[1]);
+        let stale = handles[1];
+        pool.remove_cable(stale).expect("live");
+        out.clone_from(&columns[0]);
+        assert!(pool.copy_positions(stale, &mut out).is_err());
+        assert_eq!(out, columns[0], "a stale handle leaves the buffer");
     }
 
     /// Edits, structural changes, clones and the explicit sync see the

@@ -1133,11 +1133,11 @@ impl<S: TransformSource> CableWorld<S> {
 
     fn write_back(&mut self, world: &mut World) {
         span!("cable.ecs.write_back");
+        // Each cable read where it lives (`copy_positions`): a layout that
+        // keeps its own rows is not made to write every cable back.
         for (body, out) in world.query_mut::<(&CableBody, &mut CableParticles)>() {
-            if let Ok(pos) = self.pool.positions(body.handle) {
-                out.positions.clear();
-                out.positions.extend_from_slice(pos);
-            }
+            // A tracked body's handle is live; a stale one leaves `out` as it was.
+            let _ = self.pool.copy_positions(body.handle, &mut out.positions);
         }
     }
 }

@@ -62,7 +62,7 @@
 use std::ops::Range;
 
 use cable_core::{
-    CableMut, CableRef, NO_ANCHOR, PAR_GRAIN, ParticlePool, ParticleState, StateHolder,
+    CableMut, CableRef, HeldRead, NO_ANCHOR, PAR_GRAIN, ParticlePool, ParticleState, StateHolder,
 };
 use glam::Vec3;
 use rayon::prelude::*;
@@ -259,6 +259,11 @@ struct Bundle<const W: usize> {
 }
 
 impl<const W: usize> Bundle<W> {
+    /// Appends lane `lane`'s positions to `out`.
+    fn copy_lane(&self, lane: usize, out: &mut Vec<Vec3>) {
+        out.extend(self.rows.pos.iter().map(|p| p.lane(lane)));
+    }
+
     /// Copies the particle state (positions, previous positions, carry) of
     /// the `stale` lanes from their views: a cable edited alone
     /// ([`ParticlePool::state_edits_since`]) costs its own rows, not a
@@ -747,6 +752,24 @@ impl StateHolder for Held {
         }
         for b in &self.bundles {
             each!(b, b => b.scatter(&mut PoolRows { st: &mut *st, at: &b.at }, self.track));
+        }
+    }
+    /// A lane cable's positions from its bundle's rows; a one-lane cable
+    /// is solved in the pool's columns, which are current for it.
+    fn copy_positions(&self, cable: usize, out: &mut Vec<Vec3>) -> HeldRead {
+        if self.written {
+            return HeldRead::Columns;
+        }
+        let Some(&d) = self.dest.get(cable) else {
+            return HeldRead::WriteBack;
+        };
+        let (b, lane) = (d as usize / STRIDE, d as usize % STRIDE);
+        match self.bundles.get(b) {
+            Some(b) => {
+                each!(b, b => b.copy_lane(lane, out));
+                HeldRead::Copied
+            }
+            None => HeldRead::Columns,
         }
     }
     fn as_any(&self) -> &dyn std::any::Any {
@@ -1325,6 +1348,51 @@ mod tests {
         assert_eq!(want.len(), got.len());
         for (k, (a, b)) in want.iter().zip(&got).enumerate() {
             assert!(same_bits(b, a), "lanes8 differs from soa at read {k}");
+        }
+    }
+
+    /// `copy_positions` reads a lent pool where each cable lives, lane
+    /// cables from their bundle and one-lane cables from the pool's
+    /// columns: bitwise the one-lane layout's positions every frame, and
+    /// the pool stays lent, so no frame writes back.
+    #[test]
+    fn copying_positions_reads_the_lanes_where_they_live() {
+        let run = |layout: Layout| {
+            // 38 short cables (lanes) and 2 long ones, too few for a
+            // lane group (one-lane path).
+            let (mut pool, handles, mut st) = rows_on_a_plane(40, 38, layout);
+            let mut buf = Vec::new();
+            let mut seen = Vec::new();
+            for frame in 0..8 {
+                st.run_substeps(&mut pool, 1);
+                for &h in &handles {
+                    pool.copy_positions(h, &mut buf).expect("live");
+                    seen.push(buf.clone());
+                }
+                if layout == Layout::Lanes8 {
+                    assert!(
+                        pool.is_lent(),
+                        "frame {frame}: a copy made the pool current"
+                    );
+                }
+            }
+            if layout == Layout::Lanes8 {
+                let w: &LanesWorld = st.layout_state().lanes();
+                assert!(
+                    (1..handles.len()).contains(&w.lane_cables()),
+                    "both paths: {} lane cables of {}",
+                    w.lane_cables(),
+                    handles.len()
+                );
+                assert_eq!(w.eager_frames(), 0, "a copy counted as a read");
+                assert_eq!(w.write_backs(), 0);
+            }
+            seen
+        };
+        let (want, got) = (run(Layout::Soa), run(Layout::Lanes8));
+        assert_eq!(want.len(), got.len());
+        for (k, (a, b)) in want.iter().zip(&got).enumerate() {
+            assert!(same_bits(b, a), "copy {k} differs from soa");
         }
     }
 
