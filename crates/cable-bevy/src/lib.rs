@@ -693,13 +693,19 @@ fn step(
     }
 }
 
-/// Positions into [`CableParticles`].
-fn write_back(sim: Res<CableSimulation>, mut cables: Query<(&CableBody, &mut CableParticles)>) {
+/// Positions into [`CableParticles`], each cable read where the layout
+/// keeps it (`ParticlePool::copy_positions`, through a buffer kept
+/// between frames).
+fn write_back(
+    sim: Res<CableSimulation>,
+    mut cables: Query<(&CableBody, &mut CableParticles)>,
+    mut buf: Local<Vec<cable_glam::Vec3>>,
+) {
     for (body, mut particles) in &mut cables {
-        if let Ok(p) = sim.pool.positions(body.handle) {
+        if sim.pool.copy_positions(body.handle, &mut buf).is_ok() {
             let out = &mut particles.positions;
             out.clear();
-            out.extend(p.iter().map(|v| to_bevy(*v)));
+            out.extend(buf.iter().map(|v| to_bevy(*v)));
         }
     }
 }

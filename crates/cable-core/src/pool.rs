@@ -368,6 +368,29 @@ impl ParticlePool {
         self.inv_mass.len() - self.garbage_rows
     }
 
+    /// Number of particles of cable `handle` (segments + 1), read from its
+    /// record: unlike the length of [`ParticlePool::positions`], it does
+    /// not make a lent pool current ([`ParticlePool::lend_state`]).
+    ///
+    /// # Errors
+    /// [`CableError::StaleHandle`] when the handle is not live.
+    ///
+    /// # Example
+    /// ```
+    /// use cable_core::{CableDesc, ParticlePool};
+    /// use glam::Vec3;
+    ///
+    /// let mut pool = ParticlePool::new();
+    /// let h = pool.add_cable(&CableDesc::line(Vec3::ZERO, Vec3::X, 1.0, 4)?)?;
+    /// assert_eq!(pool.particle_count_of(h)?, 5);
+    /// pool.remove_cable(h)?;
+    /// assert!(pool.particle_count_of(h).is_err());
+    /// # Ok::<(), cable_core::CableError>(())
+    /// ```
+    pub fn particle_count_of(&self, handle: CableHandle) -> Result<usize, CableError> {
+        Ok(self.record(handle)?.count)
+    }
+
     /// True when the pool holds no cable.
     #[inline]
     #[must_use]

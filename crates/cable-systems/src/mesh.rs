@@ -74,7 +74,7 @@ pub fn build_meshes(
     out.layout(
         pool.handles().map(|h| {
             // Handles come from the pool itself, so both look-ups succeed.
-            let n = pool.positions(h).map_or(0, <[Vec3]>::len);
+            let n = pool.particle_count_of(h).unwrap_or(0);
             let sides = pool.params(h).map_or(3, |p| p.sides);
             (h, n, sides)
         }),
@@ -117,7 +117,7 @@ pub fn mesh_bytes(pool: &ParticlePool, options: &MeshOptions) -> u64 {
     let vertex = std::mem::size_of::<Vertex>() as u64;
     pool.handles().fold(0u64, |total, h| {
         // Handles come from the pool itself, so both look-ups succeed.
-        let n = pool.positions(h).map_or(0, <[Vec3]>::len);
+        let n = pool.particle_count_of(h).unwrap_or(0);
         let sides = pool.params(h).map_or(3, |p| p.sides);
         match options.counts(n, sides) {
             Some(c) => total
