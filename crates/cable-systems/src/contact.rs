@@ -14,7 +14,8 @@
 //!    is bitwise unaffected.
 //! 2. **No tunnelling** (also in `find`): each free particle's motion from
 //!    its previous to its predicted position is swept against the
-//!    candidates ([`crate::narrow::sweep_point_l`]); at the first hit the
+//!    candidates other than planes ([`crate::narrow::sweep_point_l`]; a
+//!    half-space has no far side to skip to); at the first hit the
 //!    motion into the shape is removed and the rest slides along the
 //!    surface. Fast segments are checked the same way at intermediate
 //!    configurations, so a cable cannot jump over a thin rod lying between
