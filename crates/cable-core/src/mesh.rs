@@ -279,6 +279,10 @@ pub struct CableMesh {
     pub first_vertex: u32,
     /// First index of the cable in [`MeshBuffers::indices`].
     pub first_index: u32,
+    /// First particle of the cable in [`MeshBuffers::points`].
+    pub first_point: u32,
+    /// Particles of the cable.
+    pub particles: u32,
     /// Rings, vertices and indices.
     pub counts: MeshCounts,
     /// Vertices per ring.
@@ -294,6 +298,13 @@ pub struct CableMesh {
 }
 
 impl CableMesh {
+    /// The cable's range in [`MeshBuffers::points`].
+    #[inline]
+    #[must_use]
+    pub fn point_range(&self) -> Range<usize> {
+        self.first_point as usize..(self.first_point + self.particles) as usize
+    }
+
     /// The cable's range in [`MeshBuffers::vertices`].
     #[inline]
     #[must_use]
@@ -329,6 +340,11 @@ pub struct MeshBuffers {
     pub cables: Vec<CableMesh>,
     /// Union of the cables' bounds.
     pub bounds: Aabb,
+    /// Every cable's particle positions as the last build read them, in
+    /// `cables` order ([`CableMesh::point_range`]): the mesh builder copies
+    /// each cable here from where the layout keeps it, so meshing a pool
+    /// whose state a layout holds does not make it write every cable back.
+    pub points: Vec<Vec3>,
     /// Position in `cables` of each handle slot ([`CableHandle::index`]),
     /// `u32::MAX` for none: [`MeshBuffers::cable`] in O(1).
     by_slot: Vec<u32>,
@@ -362,6 +378,7 @@ impl MeshBuffers {
             self.cables.clear();
             self.vertices.clear();
             self.indices.clear();
+            self.points.clear();
             self.bounds = Aabb::EMPTY;
         }
         res
@@ -378,7 +395,7 @@ impl MeshBuffers {
         // previous start frames can be carried over without a second buffer.
         let old_len = self.cables.len();
         let (mut idx, mut search) = (0usize, 0usize);
-        let (mut nv, mut ni) = (0u32, 0u32);
+        let (mut nv, mut ni, mut np) = (0u32, 0u32, 0u32);
         let too_many = |field| CableError::OutOfRange {
             field,
             expected: "the meshes of all cables must hold fewer than 2^32 vertices and indices",
@@ -408,6 +425,8 @@ impl MeshBuffers {
                 handle,
                 first_vertex: nv,
                 first_index: ni,
+                first_point: np,
+                particles: u32::try_from(particles).map_err(|_| too_many("mesh points"))?,
                 counts,
                 ring_vertices: options.ring_vertices(sides),
                 bounds: Aabb::EMPTY,
@@ -429,6 +448,8 @@ impl MeshBuffers {
             ni = ni
                 .checked_add(counts.indices)
                 .ok_or_else(|| too_many("mesh indices"))?;
+            // Fewer particles than vertices: cannot overflow where they did not.
+            np += u32::try_from(particles).map_err(|_| too_many("mesh points"))?;
         }
         self.cables.truncate(idx);
         self.index_slots();
@@ -444,8 +465,12 @@ impl MeshBuffers {
         self.indices
             .try_reserve_exact(ni.saturating_sub(self.indices.len()))
             .map_err(|_| oom("mesh indices", ni, std::mem::size_of::<u32>()))?;
+        self.points
+            .try_reserve_exact((np as usize).saturating_sub(self.points.len()))
+            .map_err(|_| oom("mesh points", np as usize, std::mem::size_of::<Vec3>()))?;
         self.vertices.resize(nv, Vertex::zeroed());
         self.indices.resize(ni, 0);
+        self.points.resize(np as usize, Vec3::ZERO);
         self.bounds = Aabb::EMPTY;
         Ok(())
     }

@@ -85,12 +85,12 @@ pub trait StateHolder: Send + Sync + fmt::Debug {
     fn write_back(&self, state: &mut ParticleState);
 
     /// Copies the positions of the pool's cable `cable` (its index in row
-    /// order, as [`ParticlePool::cable`] takes) onto the end of `out`, if
-    /// the holder has them: what [`ParticlePool::copy_positions`] reads
+    /// order, as [`ParticlePool::cable`] takes) into `out` (one per
+    /// particle), if the holder has them: what [`ParticlePool::copy_positions`] reads
     /// without a write-back of every cable. Returns where they are; the
     /// default, [`HeldRead::WriteBack`], keeps the write-back. `out` is
     /// left as it was unless this returns [`HeldRead::Copied`].
-    fn copy_positions(&self, cable: usize, out: &mut Vec<Vec3>) -> HeldRead {
+    fn copy_positions(&self, cable: usize, out: &mut [Vec3]) -> HeldRead {
         let _ = (cable, out);
         HeldRead::WriteBack
     }
@@ -179,7 +179,7 @@ impl Lent {
         self.now.get_mut().expect("set by get")
     }
 
-    /// Appends the positions of cable `cable` (rows `rows`) to `out`: from
+    /// Copies the positions of cable `cable` (rows `rows`) into `out`: from
     /// the current columns, else from the holder or the held columns when
     /// the holder says that is where they are, else after a write-back.
     /// Reading one cable this way leaves the pool lent.
@@ -187,10 +187,10 @@ impl Lent {
         &self,
         cable: usize,
         rows: std::ops::Range<usize>,
-        out: &mut Vec<Vec3>,
+        out: &mut [Vec3],
     ) {
         if let Some(st) = self.now.get() {
-            out.extend_from_slice(&st.pos[rows]);
+            out.copy_from_slice(&st.pos[rows]);
             return;
         }
         let from = self
@@ -202,14 +202,14 @@ impl Lent {
             HeldRead::Columns => {
                 let held = self.held.lock().unwrap_or_else(PoisonError::into_inner);
                 if let Some(st) = held.as_ref() {
-                    out.extend_from_slice(&st.pos[rows]);
+                    out.copy_from_slice(&st.pos[rows]);
                     return;
                 }
                 // Another reader has made the columns current meanwhile.
             }
             HeldRead::WriteBack => {}
         }
-        out.extend_from_slice(&self.get().pos[rows]);
+        out.copy_from_slice(&self.get().pos[rows]);
     }
 
     /// The columns as they are, current or not (for the layout that holds
@@ -332,6 +332,32 @@ impl ParticlePool {
         let i = self.record_index(handle)?;
         let rows = self.rows(handle)?;
         out.clear();
+        out.resize(rows.len(), Vec3::ZERO);
+        self.state.copy_positions(i, rows, out);
+        Ok(())
+    }
+
+    /// [`ParticlePool::copy_positions`] into a slice of exactly the cable's
+    /// particle count ([`ParticlePool::particle_count_of`]), such as a
+    /// cable's part of a buffer shared by many.
+    ///
+    /// # Errors
+    /// [`CableError::StaleHandle`] when the handle is not live;
+    /// [`CableError::OutOfRange`] when `out` is not as long as the cable.
+    pub fn copy_positions_to(
+        &self,
+        handle: CableHandle,
+        out: &mut [Vec3],
+    ) -> Result<(), CableError> {
+        let i = self.record_index(handle)?;
+        let rows = self.rows(handle)?;
+        if out.len() != rows.len() {
+            return Err(CableError::OutOfRange {
+                field: "positions buffer length",
+                expected: "the cable's particle count",
+                value: out.len() as f64,
+            });
+        }
         self.state.copy_positions(i, rows, out);
         Ok(())
     }
@@ -420,11 +446,11 @@ mod tests {
         fn write_back(&self, _: &mut ParticleState) {
             self.0.fetch_add(1, Ordering::Relaxed);
         }
-        fn copy_positions(&self, cable: usize, out: &mut Vec<Vec3>) -> HeldRead {
+        fn copy_positions(&self, cable: usize, out: &mut [Vec3]) -> HeldRead {
             match cable {
                 0 => HeldRead::Columns,
                 1 => {
-                    out.extend([Vec3::Z * 7.0; 3]);
+                    out.fill(Vec3::Z * 7.0);
                     HeldRead::Copied
                 }
                 _ => HeldRead::WriteBack,
@@ -479,6 +505,15 @@ mod tests {
         out.clone_from(&columns[0]);
         assert!(pool.copy_positions(stale, &mut out).is_err());
         assert_eq!(out, columns[0], "a stale handle leaves the buffer");
+        // The slice form: exactly the cable's length.
+        let mut three = [Vec3::NAN; 3];
+        pool.copy_positions_to(handles[2], &mut three)
+            .expect("fits");
+        assert_eq!(three.to_vec(), columns[2]);
+        assert!(
+            pool.copy_positions_to(handles[2], &mut [Vec3::ZERO; 2])
+                .is_err()
+        );
     }
 
     /// Edits, structural changes, clones and the explicit sync see the

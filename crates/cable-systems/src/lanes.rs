@@ -259,9 +259,11 @@ struct Bundle<const W: usize> {
 }
 
 impl<const W: usize> Bundle<W> {
-    /// Appends lane `lane`'s positions to `out`.
-    fn copy_lane(&self, lane: usize, out: &mut Vec<Vec3>) {
-        out.extend(self.rows.pos.iter().map(|p| p.lane(lane)));
+    /// Lane `lane`'s positions into `out`, one per row.
+    fn copy_lane(&self, lane: usize, out: &mut [Vec3]) {
+        for (o, p) in out.iter_mut().zip(&self.rows.pos) {
+            *o = p.lane(lane);
+        }
     }
 
     /// Copies the particle state (positions, previous positions, carry) of
@@ -756,7 +758,7 @@ impl StateHolder for Held {
     }
     /// A lane cable's positions from its bundle's rows; a one-lane cable
     /// is solved in the pool's columns, which are current for it.
-    fn copy_positions(&self, cable: usize, out: &mut Vec<Vec3>) -> HeldRead {
+    fn copy_positions(&self, cable: usize, out: &mut [Vec3]) -> HeldRead {
         if self.written {
             return HeldRead::Columns;
         }
@@ -1394,6 +1396,31 @@ mod tests {
         for (k, (a, b)) in want.iter().zip(&got).enumerate() {
             assert!(same_bits(b, a), "copy {k} differs from soa");
         }
+    }
+
+    /// Meshing a lent pool reads each cable where it lives: the same
+    /// buffers as meshing it after a write-back, and the pool stays lent,
+    /// so the next frame does not write back either.
+    #[test]
+    fn meshing_a_lent_pool_leaves_it_lent() {
+        use cable_core::mesh::{MeshBuffers, MeshOptions};
+        let (mut pool, _, mut st) = rows_on_a_plane(40, 38, Layout::Lanes8);
+        let options = MeshOptions::default();
+        let (mut lent, mut synced) = (MeshBuffers::new(), MeshBuffers::new());
+        for _ in 0..3 {
+            st.run_substeps(&mut pool, 1);
+            // The same buffers before the build (each ring frame carries on
+            // from the last build's).
+            synced.clone_from(&lent);
+            crate::mesh::build_meshes(&pool, &options, &mut lent).expect("fits");
+            assert!(pool.is_lent(), "meshing made the pool current");
+        }
+        assert_eq!(st.layout_state().lanes().eager_frames(), 0);
+        pool.sync_state();
+        crate::mesh::build_meshes(&pool, &options, &mut synced).expect("fits");
+        assert!(!lent.vertices.is_empty());
+        assert_eq!(lent.points, pool.all_positions());
+        assert_eq!(lent, synced);
     }
 
     /// Switching layouts while the lanes are lent and unread: the next

@@ -87,9 +87,10 @@ pub fn build_meshes(
         indices,
         cables,
         bounds,
+        points,
         ..
     } = out;
-    fill(pool, options, cables, vertices, indices);
+    fill(pool, options, cables, vertices, indices, points);
     *bounds = cables.iter().fold(Aabb::EMPTY, |b, c| b.union(c.bounds));
     Ok(())
 }
@@ -165,18 +166,20 @@ pub fn cable_bounds(pool: &ParticlePool, handle: CableHandle) -> Result<Aabb, Ca
     Ok(Aabb::of_points(pts).expand(radius * stretch))
 }
 
-/// Meshes a run of cables whose ranges start at `cables[0]`'s first vertex and index.
+/// Meshes a run of cables whose ranges start at `cables[0]`'s first vertex,
+/// index and point.
 fn fill(
     pool: &ParticlePool,
     options: &MeshOptions,
     cables: &mut [CableMesh],
     vertices: &mut [Vertex],
     indices: &mut [u32],
+    points: &mut [Vec3],
 ) {
     let Some(first) = cables.first() else {
         return;
     };
-    let (base_v, base_i) = (first.first_vertex, first.first_index);
+    let (base_v, base_i, base_p) = (first.first_vertex, first.first_index, first.first_point);
     if cables.len() > 1 && vertices.len() > MESH_GRAIN {
         // Split at the cable nearest the middle vertex: depends on the scene only.
         let mid = base_v + (vertices.len() / 2) as u32;
@@ -186,9 +189,10 @@ fn fill(
         let (c0, c1) = cables.split_at_mut(k);
         let (v0, v1) = vertices.split_at_mut((c1[0].first_vertex - base_v) as usize);
         let (i0, i1) = indices.split_at_mut((c1[0].first_index - base_i) as usize);
+        let (p0, p1) = points.split_at_mut((c1[0].first_point - base_p) as usize);
         rayon::join(
-            || fill(pool, options, c0, v0, i0),
-            || fill(pool, options, c1, v1, i1),
+            || fill(pool, options, c0, v0, i0, p0),
+            || fill(pool, options, c1, v1, i1, p1),
         );
         return;
     }
@@ -197,7 +201,12 @@ fn fill(
         let i0 = (c.first_index - base_i) as usize;
         let verts = &mut vertices[v0..v0 + c.counts.vertices as usize];
         let idx = &mut indices[i0..i0 + c.counts.indices as usize];
-        if let (Ok(pos), Ok(params)) = (pool.positions(c.handle), pool.params(c.handle)) {
+        let p0 = (c.first_point - base_p) as usize;
+        let pos = &mut points[p0..p0 + c.particles as usize];
+        // Each cable read where it lives (`copy_positions_to`): a layout
+        // that keeps its own rows is not made to write every cable back.
+        if let (Ok(()), Ok(params)) = (pool.copy_positions_to(c.handle, pos), pool.params(c.handle))
+        {
             mesh_cable(pos, params, options, c, verts, idx);
             if let Ok(rows) = pool.row_consts(c.handle) {
                 close_broken(idx, rows, options, params.sides);
