@@ -421,12 +421,14 @@ impl MeshBuffers {
                 start = (old.start_tangent, old.start_normal);
                 search += off + 1;
             }
+            // At most the vertices, which fit in `u32` (checked above).
+            let count = u32::try_from(particles).map_err(|_| too_many("mesh points"))?;
             let rec = CableMesh {
                 handle,
                 first_vertex: nv,
                 first_index: ni,
                 first_point: np,
-                particles: u32::try_from(particles).map_err(|_| too_many("mesh points"))?,
+                particles: count,
                 counts,
                 ring_vertices: options.ring_vertices(sides),
                 bounds: Aabb::EMPTY,
@@ -449,7 +451,7 @@ impl MeshBuffers {
                 .checked_add(counts.indices)
                 .ok_or_else(|| too_many("mesh indices"))?;
             // Fewer particles than vertices: cannot overflow where they did not.
-            np += u32::try_from(particles).map_err(|_| too_many("mesh points"))?;
+            np += count;
         }
         self.cables.truncate(idx);
         self.index_slots();

@@ -329,12 +329,10 @@ impl ParticlePool {
         handle: CableHandle,
         out: &mut Vec<Vec3>,
     ) -> Result<(), CableError> {
-        let i = self.record_index(handle)?;
-        let rows = self.rows(handle)?;
+        let n = self.particle_count_of(handle)?;
         out.clear();
-        out.resize(rows.len(), Vec3::ZERO);
-        self.state.copy_positions(i, rows, out);
-        Ok(())
+        out.resize(n, Vec3::ZERO);
+        self.copy_positions_to(handle, out)
     }
 
     /// [`ParticlePool::copy_positions`] into a slice of exactly the cable's
@@ -350,7 +348,10 @@ impl ParticlePool {
         out: &mut [Vec3],
     ) -> Result<(), CableError> {
         let i = self.record_index(handle)?;
-        let rows = self.rows(handle)?;
+        let rows = {
+            let r = &self.cables[i];
+            r.first..r.first + r.count
+        };
         if out.len() != rows.len() {
             return Err(CableError::OutOfRange {
                 field: "positions buffer length",
