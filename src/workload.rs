@@ -1,7 +1,8 @@
 //! The synthetic benchmark workloads of `cable bench` and of the criterion
 //! benches: many equal cables hanging between two pinned ends, in free air
-//! ([`BenchScene::Free`]) or draped onto a ground plane and spheres
-//! ([`BenchScene::Contact`]).
+//! ([`BenchScene::Free`]), draped onto a ground plane and spheres
+//! ([`BenchScene::Contact`]) or onto the ground alone
+//! ([`BenchScene::Ground`]).
 
 use std::time::{Duration, Instant};
 
@@ -62,15 +63,19 @@ pub enum BenchScene {
     /// 12 m of rope, so each drapes onto a ground plane at y = −2 m; 20
     /// spheres of radius 0.6 m sit under them along the row; friction 0.3.
     Contact,
+    /// The contact scene without its spheres: the cables draped onto the
+    /// ground plane alone (friction 0.3).
+    Ground,
 }
 
 impl BenchScene {
-    /// The name used by `cable bench --scene`: `free` or `contact`.
+    /// The name used by `cable bench --scene`: `free`, `contact` or `ground`.
     #[must_use]
     pub fn name(self) -> &'static str {
         match self {
             BenchScene::Free => "free",
             BenchScene::Contact => "contact",
+            BenchScene::Ground => "ground",
         }
     }
 }
@@ -81,7 +86,10 @@ impl std::str::FromStr for BenchScene {
         match s {
             "free" => Ok(BenchScene::Free),
             "contact" => Ok(BenchScene::Contact),
-            _ => Err(format!("unknown scene `{s}`; available: free, contact")),
+            "ground" => Ok(BenchScene::Ground),
+            _ => Err(format!(
+                "unknown scene `{s}`; available: free, contact, ground"
+            )),
         }
     }
 }
@@ -149,7 +157,7 @@ impl Workload {
             max_substeps: self.frame_substeps.max(1),
             friction: match self.scene {
                 BenchScene::Free => 0.0,
-                BenchScene::Contact => 0.3,
+                BenchScene::Contact | BenchScene::Ground => 0.3,
             },
             ..SolverParams::default()
         }
@@ -163,7 +171,7 @@ impl Workload {
     pub fn build(&self) -> Result<ParticlePool, CableError> {
         self.params().validate()?;
         let mut pool = ParticlePool::with_budget(crate::scene::SCENE_PARTICLE_BUDGET);
-        if self.scene == BenchScene::Contact {
+        if self.scene != BenchScene::Free {
             let width = self.cables as f32 * 0.5;
             for k in 0..self.cables {
                 let start = Vec3::new(0.0, 0.0, k as f32 * 0.5);
@@ -172,6 +180,9 @@ impl Workload {
                 pool.add_cable(&desc)?;
             }
             pool.colliders_mut().add(Collider::plane(Vec3::Y, -2.0)?);
+            if self.scene == BenchScene::Ground {
+                return Ok(pool);
+            }
             for k in 0..20 {
                 let z = (k as f32 + 0.5) / 20.0 * width;
                 let x = 3.0 + (k % 3) as f32 * 2.0;

@@ -62,6 +62,55 @@ use crate::simd::Avx2;
 /// `touch` of a particle no collider pushed this substep.
 const NONE: f32 = -1.0;
 
+/// The candidate planes of a substep, lent out by
+/// [`Contacts::lend_planes`].
+#[derive(Default)]
+pub struct Planes<L: Lane>(Vec<Plane<L>>);
+
+impl<L: Lane> std::fmt::Debug for Planes<L> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Planes")
+            .field("len", &self.0.len())
+            .finish()
+    }
+}
+
+/// [`Plane::axis`] of a plane whose normal is not an axis.
+const ANY_AXIS: usize = 3;
+
+/// One candidate plane's contact constants for a substep: what each
+/// particle's contact with it reads ([`Contacts::plane_row`]).
+#[derive(Debug, Clone, Copy)]
+struct Plane<L: Lane> {
+    /// The normal's axis (0, 1, 2) when it is exactly `±1` there and `+0`
+    /// elsewhere ([`axis_normal`]), else [`ANY_AXIS`].
+    axis: usize,
+    /// The normal is the axis's negative.
+    neg: bool,
+    /// The unit normal.
+    nv: V3<L>,
+    /// The plane's offset along its normal, metres.
+    off: L,
+    /// The lanes for which the plane is a candidate.
+    cm: L::M,
+    /// The plane's collider index, as `touch` records it.
+    kf: L,
+}
+
+impl<L: Lane> Plane<L> {
+    fn of(normal: Vec3, offset: f32, cm: L::M, k: u32) -> Self {
+        let (axis, neg) = axis_normal(normal).unwrap_or((ANY_AXIS, false));
+        Self {
+            axis,
+            neg,
+            nv: V3::splat(normal),
+            off: s(offset),
+            cm,
+            kf: s(k as f32),
+        }
+    }
+}
+
 /// The contact scratch of one block: candidates and per-particle state of
 /// the current substep. Kept between substeps so a warmed-up step does not
 /// allocate.
@@ -104,6 +153,9 @@ pub struct Contacts<L: Lane> {
     /// Some candidate is not a plane: the sweeps and the row-level broad
     /// phase have work (a plane needs neither).
     solids: bool,
+    /// The candidates when all of them are planes, in candidate order
+    /// ([`Contacts::planes_only`]); else empty.
+    planes: Vec<Plane<L>>,
     /// The block has friction: `push` and `touch` are kept (nothing else
     /// reads them).
     friction: bool,
@@ -405,6 +457,14 @@ impl<L: Lane> Contacts<L> {
             .cands
             .iter()
             .any(|&k| !matches!(world[k as usize].shape, WorldShape::Plane { .. }));
+        self.planes.clear();
+        if !self.solids {
+            for (&k, &cm) in self.cands.iter().zip(&self.cand_m) {
+                if let WorldShape::Plane { normal, offset } = world[k as usize].shape {
+                    self.planes.push(Plane::of(normal, offset, cm, k));
+                }
+            }
+        }
         self.find_spans(st, world, margin);
         self.push.clear();
         self.push.resize(n, V3::zero());
@@ -699,15 +759,13 @@ impl<L: Lane> Contacts<L> {
             let col = &world[k as usize];
             if let WorldShape::Plane { normal, offset } = col.shape {
                 // Every row of the candidate lanes (a plane's span).
-                let cm = self.cand_m[ci];
-                let kf = s::<L>(k as f32);
-                let (nv, off) = (V3::<L>::splat(normal), s::<L>(offset));
-                match axis_normal(normal) {
-                    // One copy per axis: the coordinate is picked at compile time.
-                    Some((0, neg)) => self.project_axis_plane::<S, 0>(st, cm, kf, neg, off, r),
-                    Some((1, neg)) => self.project_axis_plane::<S, 1>(st, cm, kf, neg, off, r),
-                    Some((_, neg)) => self.project_axis_plane::<S, 2>(st, cm, kf, neg, off, r),
-                    None => self.project_plane(st, cm, kf, nv, off, r),
+                let pl = Plane::of(normal, offset, self.cand_m[ci], k);
+                // One copy per axis: the coordinate is picked at compile time.
+                match pl.axis {
+                    0 => self.project_axis_plane::<S, 0>(st, &pl, r),
+                    1 => self.project_axis_plane::<S, 1>(st, &pl, r),
+                    2 => self.project_axis_plane::<S, 2>(st, &pl, r),
+                    _ => self.project_plane(st, &pl, r),
                 }
             } else {
                 let core = core_segment(&col.shape);
@@ -745,25 +803,36 @@ impl<L: Lane> Contacts<L> {
         }
     }
 
-    /// [`Contacts::project`]'s contact with the plane `n·x = off` on the
-    /// candidate lanes `cm`: the same operations as `point_contact_l`,
+    /// [`Contacts::project`]'s contact with the plane `pl` (`n·x = off`)
+    /// on its candidate lanes: the same operations as `point_contact_l`,
     /// written out here.
     #[inline(always)]
-    fn project_plane<S: Store<L>>(&mut self, st: &mut S, cm: L::M, kf: L, nv: V3<L>, off: L, r: L) {
+    fn project_plane<S: Store<L>>(&mut self, st: &mut S, pl: &Plane<L>, r: L) {
         for i in 0..st.rows() {
-            let m = cm & st.free(i);
-            if m.none() {
-                continue;
-            }
-            let p = st.pos(i);
-            let phi = nv.dot(p) - off;
-            let hit = m & phi.lt(r);
-            if hit.any() {
-                let dp = nv.scale(r - phi);
-                st.set_pos(i, V3::select(hit, p + dp, p));
-                self.pushed(i, hit, dp, kf);
+            let mut p = st.pos(i);
+            if self.dot_plane_row(i, &mut p, st.free(i), pl, r) {
+                st.set_pos(i, p);
             }
         }
+    }
+
+    /// [`Contacts::project_plane`] on row `i`: particle `p`, its free
+    /// lanes `free`. Returns whether `p` moved.
+    #[inline(always)]
+    fn dot_plane_row(&mut self, i: usize, p: &mut V3<L>, free: L::M, pl: &Plane<L>, r: L) -> bool {
+        let m = pl.cm & free;
+        if m.none() {
+            return false;
+        }
+        let phi = pl.nv.dot(*p) - pl.off;
+        let hit = m & phi.lt(r);
+        if hit.none() {
+            return false;
+        }
+        let dp = pl.nv.scale(r - phi);
+        *p = V3::select(hit, *p + dp, *p);
+        self.pushed(i, hit, dp, pl.kf);
+        true
     }
 
     /// [`Contacts::project`]'s plane contact for a plane whose normal is
@@ -792,37 +861,92 @@ impl<L: Lane> Contacts<L> {
     fn project_axis_plane<S: Store<L>, const AXIS: usize>(
         &mut self,
         st: &mut S,
-        cm: L::M,
-        kf: L,
-        neg: bool,
-        off: L,
+        pl: &Plane<L>,
         r: L,
     ) {
-        let zero = s::<L>(0.0);
-        let minus_zero = zero.neg();
-        let along = |c: L| if neg { c.neg() } else { c };
         for i in 0..st.rows() {
             // One test per row (rows with no candidate lane are rare: the
             // plane is a candidate for most of a block near it).
             let mut p = st.pos(i);
-            let phi = along(*coord(&mut p, AXIS)) - off;
-            let hit = cm & st.free(i) & phi.lt(r);
-            if hit.none() {
-                continue;
+            if self.axis_plane_row::<AXIS>(i, &mut p, st.free(i), pl, r) {
+                st.set_pos(i, p);
             }
-            let d = along(r - phi);
-            // Off the axis: `+ 0` on a touching lane, as the dot-product
-            // form adds, and `+ (−0)` elsewhere, which changes no value.
-            let z = L::select(hit, zero, minus_zero);
-            let on = L::select(hit, *coord(&mut p, AXIS) + d, *coord(&mut p, AXIS));
-            let mut q = V3::new(p.x + z, p.y + z, p.z + z);
-            *coord(&mut q, AXIS) = on;
-            st.set_pos(i, q);
-            if self.friction {
-                // `+ 0` leaves a push as it is (never `−0`, see above).
-                let push = coord(&mut self.push[i], AXIS);
-                *push = *push + d.keep(hit);
-                self.touch[i] = L::select(hit, kf, self.touch[i]);
+        }
+    }
+
+    /// [`Contacts::project_axis_plane`] on row `i`: particle `p`, its free
+    /// lanes `free`. Returns whether `p` moved.
+    #[inline(always)]
+    fn axis_plane_row<const AXIS: usize>(
+        &mut self,
+        i: usize,
+        p: &mut V3<L>,
+        free: L::M,
+        pl: &Plane<L>,
+        r: L,
+    ) -> bool {
+        let along = |c: L| if pl.neg { c.neg() } else { c };
+        let phi = along(*coord(p, AXIS)) - pl.off;
+        let hit = pl.cm & free & phi.lt(r);
+        if hit.none() {
+            return false;
+        }
+        let d = along(r - phi);
+        // Off the axis: `+ 0` on a touching lane, as the dot-product
+        // form adds, and `+ (−0)` elsewhere, which changes no value.
+        let zero = s::<L>(0.0);
+        let z = L::select(hit, zero, zero.neg());
+        let on = L::select(hit, *coord(p, AXIS) + d, *coord(p, AXIS));
+        p.x = p.x + z;
+        p.y = p.y + z;
+        p.z = p.z + z;
+        *coord(p, AXIS) = on;
+        if self.friction {
+            // `+ 0` leaves a push as it is (never `−0`, see above).
+            let push = coord(&mut self.push[i], AXIS);
+            *push = *push + d.keep(hit);
+            self.touch[i] = L::select(hit, pl.kf, self.touch[i]);
+        }
+        true
+    }
+
+    /// True when every candidate of this substep is a plane (after
+    /// [`Contacts::find`] found some): a contact pass is then the same
+    /// operations on each particle alone ([`Contacts::planes_row`]), so it
+    /// can run inside the distance sweeps (see `kernel::substep`).
+    #[inline]
+    #[must_use]
+    pub fn planes_only(&self) -> bool {
+        !self.cands.is_empty() && !self.solids
+    }
+
+    /// The planes of a substep whose candidates are all planes
+    /// ([`Contacts::planes_only`]), lent out for [`Contacts::planes_row`]
+    /// (a row's contact then reads them in place); give them back with
+    /// [`Contacts::return_planes`].
+    #[must_use]
+    pub fn lend_planes(&mut self) -> Planes<L> {
+        Planes(std::mem::take(&mut self.planes))
+    }
+
+    /// Takes back the planes of [`Contacts::lend_planes`].
+    pub fn return_planes(&mut self, planes: Planes<L>) {
+        self.planes = planes.0;
+    }
+
+    /// A whole contact pass ([`Contacts::project`]) on one particle, `p`
+    /// (row `i`, free lanes `free`, cable radius `r`), when every candidate
+    /// is a plane ([`Contacts::planes_only`], `planes` from
+    /// [`Contacts::lend_planes`]): each plane's contact in candidate order,
+    /// the operations of the pass over the rows.
+    #[inline(always)]
+    pub fn planes_row(&mut self, planes: &Planes<L>, i: usize, p: &mut V3<L>, free: L::M, r: L) {
+        for pl in &planes.0 {
+            match pl.axis {
+                0 => _ = self.axis_plane_row::<0>(i, p, free, pl, r),
+                1 => _ = self.axis_plane_row::<1>(i, p, free, pl, r),
+                2 => _ = self.axis_plane_row::<2>(i, p, free, pl, r),
+                _ => _ = self.dot_plane_row(i, p, free, pl, r),
             }
         }
     }
@@ -1367,13 +1491,21 @@ mod tests {
                     };
                     let (mut c2, mut st2, mut st1) = (c.clone(), st.clone(), st.clone());
                     let (kf, offl) = (Fx::splat(3.0), Fx::splat(off));
+                    let pl = Plane {
+                        axis,
+                        neg,
+                        nv: V3::splat(normal),
+                        off: offl,
+                        cm,
+                        kf,
+                    };
                     for _ in 0..2 {
                         match axis {
-                            0 => c.project_axis_plane::<_, 0>(&mut st1, cm, kf, neg, offl, r),
-                            1 => c.project_axis_plane::<_, 1>(&mut st1, cm, kf, neg, offl, r),
-                            _ => c.project_axis_plane::<_, 2>(&mut st1, cm, kf, neg, offl, r),
+                            0 => c.project_axis_plane::<_, 0>(&mut st1, &pl, r),
+                            1 => c.project_axis_plane::<_, 1>(&mut st1, &pl, r),
+                            _ => c.project_axis_plane::<_, 2>(&mut st1, &pl, r),
                         }
-                        c2.project_plane(&mut st2, cm, kf, V3::splat(normal), offl, r);
+                        c2.project_plane(&mut st2, &pl, r);
                     }
                     let what = format!("normal {normal}, offset {off}");
                     same_bits(

@@ -260,6 +260,11 @@ pub struct Shared<'a> {
     /// The contact passes run on AVX2 ([`crate::simd::Avx2`]); set from
     /// [`crate::simd::active`], like the lane loops' path.
     pub avx2: Option<crate::simd::Avx2>,
+    /// Blocks of at most [`WAVEFRONT_MAX_WIDTH`] lanes run their plain
+    /// rigid iterations as a wavefront where they can (see [`substep`]);
+    /// `false` runs them one after another. Both give the same results,
+    /// bit for bit (the kernel's tests compare them); on by default.
+    pub wavefront: bool,
 }
 
 impl<'a> Shared<'a> {
@@ -273,6 +278,7 @@ impl<'a> Shared<'a> {
             track: false,
             h2: params.substep * params.substep,
             avx2: crate::simd::Avx2::active(),
+            wavefront: true,
         }
     }
 }
@@ -305,8 +311,9 @@ impl<'a> Shared<'a> {
 ///
 ///    (For a block of at most [`WAVEFRONT_MAX_WIDTH`] lanes whose
 ///    iterations are plain rigid distance sweeps and tethers, with no
-///    collider near, the sweeps run as one wavefront,
-///    `sweeps_rigid_wavefront`: the same result, bit for bit.)
+///    collider near or only planes, the sweeps run as one wavefront,
+///    `sweeps_rigid_wavefront`, each particle meeting the planes as soon
+///    as its sweep is done with it: the same result, bit for bit.)
 /// 5. **friction**, then a last contact pass.
 ///
 /// Multipliers (tension) are reset at the start of the substep and
@@ -337,15 +344,48 @@ pub fn substep<L: Lane, S: Store<L>>(
         s.reset_lambda_row();
     }
     let h2 = L::splat(sh.h2);
-    if L::WIDTH <= WAVEFRONT_MAX_WIDTH
+    if sh.wavefront
+        && L::WIDTH <= WAVEFRONT_MAX_WIDTH
         && sh.stages.constraints
-        && !(touching || b.soft || b.stiff || b.curv || track || sh.direct)
+        && !(b.soft || b.stiff || b.curv || track || sh.direct)
+        && (!touching || (scratch.contacts.planes_only() && s.rows() >= 2))
     {
-        // Plain rigid sweeps only: all iterations at once, then tethers,
-        // the same operations in an order with the same result.
-        sweeps_rigid_wavefront(s, b.iterations as usize);
-        if b.tether && b.iterations > 0 {
-            crate::rod::tethers(s, track);
+        // Plain rigid sweeps, and no collider near or only planes, whose
+        // contact pass is per particle: all iterations at once, each
+        // particle meeting the planes as soon as a sweep is done with it,
+        // then tethers; the same operations in an order with the same
+        // result.
+        let k = b.iterations as usize;
+        let tethers = b.tether && k > 0;
+        if touching {
+            let (c, r) = (&mut scratch.contacts, b.radius);
+            // The last iteration's contact pass comes after its tethers.
+            let fused = if tethers { k - 1 } else { k };
+            let planes = c.lend_planes();
+            sweeps_rigid_wavefront(
+                s,
+                k,
+                fused,
+                #[inline(always)]
+                |s, i, p| c.planes_row(&planes, i, p, s.free(i), r),
+            );
+            c.return_planes(planes);
+            if tethers {
+                crate::rod::tethers(s, track);
+                c.project(s, b, sh.colliders);
+            }
+            c.finish(s, b, sh.colliders);
+        } else {
+            sweeps_rigid_wavefront(
+                s,
+                k,
+                0,
+                #[inline(always)]
+                |_, _, _| {},
+            );
+            if tethers {
+                crate::rod::tethers(s, track);
+            }
         }
         return;
     }
@@ -546,8 +586,23 @@ const WAVEFRONT_LAG: usize = 2;
 /// sweep order, but each would wait for the one before it.) The layout
 /// tests and the golden hashes fail if the order is wrong (checked by
 /// running a step's sweeps in reverse order at lag one).
+///
+/// With `fused > 0`, sweeps `0..fused` are each followed by a per-particle
+/// pass `then(s, i, p)` (the contact pass with planes,
+/// [`Contacts::planes_row`]), run on particle `i` as soon as its sweep is
+/// done with it: after segment `i` (the last particle after the last
+/// segment). The next sweep reads particle `i` one step later, at its
+/// segment `i − 1`, so it sees the particle the pass left, as when the
+/// sweeps and passes run one after another; `then` reads and writes that
+/// particle (and its contact state) alone. The kernel's tests check this
+/// bit for bit against the sweeps and passes in turn.
 #[inline(always)]
-fn sweeps_rigid_wavefront<L: Lane, S: Store<L>>(s: &mut S, k: usize) {
+fn sweeps_rigid_wavefront<L: Lane, S: Store<L>>(
+    s: &mut S,
+    k: usize,
+    fused: usize,
+    mut then: impl FnMut(&S, usize, &mut V3<L>),
+) {
     let segs = s.rows() - 1;
     if k == 0 || segs == 0 {
         return;
@@ -562,6 +617,12 @@ fn sweeps_rigid_wavefront<L: Lane, S: Store<L>>(s: &mut S, k: usize) {
             };
             let (mut a, mut b) = (s.pos(i), s.pos(i + 1));
             project_rigid(&mut a, &mut b, &s.rigid(i, 1));
+            if j < fused {
+                then(s, i, &mut a);
+                if i + 1 == segs {
+                    then(s, segs, &mut b);
+                }
+            }
             s.set_pos(i, a);
             s.set_pos(i + 1, b);
         }
@@ -761,4 +822,85 @@ pub fn advance_cable(
             substep(c, &b, &sh, scratch);
         }
     });
+}
+
+#[cfg(test)]
+mod tests {
+    use cable_core::{CableDesc, Collider, ParticlePool};
+    use glam::Vec3;
+
+    use super::{Block, Scratch, Shared, substep};
+    use crate::layout::Stages;
+    use crate::params::SolverParams;
+
+    /// Cables draped over `planes` (and tethers, pins, friction as asked),
+    /// after `substeps` substeps, run with or without the wavefront.
+    fn run(planes: &[Collider], tethers: bool, friction: f32, wavefront: bool) -> Vec<[u32; 3]> {
+        let mut pool = ParticlePool::new();
+        let mut handles = Vec::new();
+        for (k, segs) in [1u32, 2, 5, 13, 32].into_iter().enumerate() {
+            let y = 0.3 * k as f32;
+            let z = 0.5 * k as f32;
+            let (a, b) = (Vec3::new(0.0, y, z), Vec3::new(4.0, y + 0.5, z));
+            let mut desc = CableDesc::line(a, b, 6.0, segs).expect("a valid cable");
+            desc.attach_end = k % 2 == 0;
+            desc.params.tethers = tethers;
+            desc.params.radius = 0.05;
+            desc.params.iterations = Some(1 + (k as u32 * 3) % 8);
+            if segs > 4 {
+                desc.pins = vec![segs / 2];
+            }
+            handles.push(pool.add_cable(&desc).expect("room for the cable"));
+        }
+        for c in planes {
+            pool.colliders_mut().add(*c);
+        }
+        let params = SolverParams {
+            friction,
+            ..SolverParams::default()
+        };
+        let stages = Stages::default();
+        let mut scratch = Scratch::<f32>::default();
+        for _ in 0..150 {
+            pool.colliders_mut().prepare();
+            let cols = pool.columns_mut();
+            let set = cols.colliders();
+            let mut sh = Shared::new(&params, set, stages);
+            sh.wavefront = wavefront;
+            for mut c in cols.into_cables() {
+                let b = Block::of_cable(c.params, c.attach, c.pos.len(), &params);
+                substep(&mut c, &b, &sh, &mut scratch);
+            }
+        }
+        handles
+            .iter()
+            .flat_map(|&h| pool.positions(h).expect("a live cable").to_vec())
+            .map(|p| p.to_array().map(f32::to_bits))
+            .collect()
+    }
+
+    /// The wavefront with planes (each particle meets the planes as soon
+    /// as its sweep is done with it) is bitwise the sweeps and contact
+    /// passes in turn: an axis plane, an oblique one, two planes, with and
+    /// without tethers (whose last pass is not fused) and friction.
+    #[test]
+    fn the_wavefront_with_planes_is_the_sweeps_and_passes_in_turn() {
+        let ground = Collider::plane(Vec3::Y, -1.0).expect("a plane");
+        let tilted = Collider::plane(Vec3::new(0.3, 1.0, -0.2), -0.8).expect("a plane");
+        let wall = Collider::plane(Vec3::NEG_X, -3.5).expect("a plane");
+        let scenes: [&[Collider]; 4] = [&[], &[ground], &[tilted], &[ground, wall]];
+        for (n, planes) in scenes.iter().enumerate() {
+            for tethers in [false, true] {
+                for friction in [0.0, 0.4] {
+                    let want = run(planes, tethers, friction, false);
+                    let got = run(planes, tethers, friction, true);
+                    let first = got.iter().zip(&want).position(|(g, w)| g != w);
+                    assert_eq!(
+                        first, None,
+                        "scene {n}, tethers {tethers}, friction {friction}: particle bits differ"
+                    );
+                }
+            }
+        }
+    }
 }

@@ -36,7 +36,7 @@ pub fn bench(a: &BenchArgs) -> Result<(), CliError> {
     cable_systems::simd::force(simd);
     let default_cables = match scene {
         BenchScene::Free => d.cables,
-        BenchScene::Contact => 2_000,
+        BenchScene::Contact | BenchScene::Ground => 2_000,
     };
     let w = Workload {
         scene,

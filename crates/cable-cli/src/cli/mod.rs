@@ -192,9 +192,10 @@ pub struct BenchArgs {
     /// Write a bar chart of the results as SVG to FILE.
     #[arg(long, value_name = "FILE")]
     pub svg: Option<PathBuf>,
-    /// Workload: `free` (cables in free air, the default) or `contact`
+    /// Workload: `free` (cables in free air, the default), `contact`
     /// (2,000 cables draped onto a ground plane and 20 spheres unless
-    /// --cables says otherwise, friction 0.3).
+    /// --cables says otherwise, friction 0.3) or `ground` (the same on the
+    /// ground plane alone).
     #[arg(long, value_name = "NAME")]
     pub scene: Option<String>,
     /// Give the cables tethers (scenes have them by default); without it
