@@ -254,3 +254,33 @@ impl Workload {
         })
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::{BenchScene, Workload};
+
+    /// Each scene builds what its documentation says, and its name parses
+    /// back to it.
+    #[test]
+    fn scenes_build_their_colliders_and_names_round_trip() {
+        for (scene, colliders, friction) in [
+            (BenchScene::Free, 0, 0.0),
+            (BenchScene::Contact, 21, 0.3),
+            (BenchScene::Ground, 1, 0.3),
+        ] {
+            assert_eq!(scene.name().parse::<BenchScene>(), Ok(scene));
+            let w = Workload {
+                scene,
+                cables: 5,
+                segments: 4,
+                ..Workload::default()
+            };
+            let pool = w.build().expect("a valid workload");
+            assert_eq!(pool.cable_count(), 5, "{}", scene.name());
+            assert_eq!(pool.colliders().len(), colliders, "{}", scene.name());
+            assert_eq!(w.params().friction, friction, "{}", scene.name());
+        }
+        let err = "floor".parse::<BenchScene>().expect_err("no such scene");
+        assert!(err.contains("free, contact, ground"), "{err}");
+    }
+}
