@@ -310,8 +310,9 @@ impl<'a> Shared<'a> {
 ///    5. a **contact** pass;
 ///
 ///    (For a block of at most [`WAVEFRONT_MAX_WIDTH`] lanes whose
-///    iterations are plain rigid distance sweeps and tethers, with no
-///    collider near or only planes, the sweeps run as one wavefront,
+///    iterations are plain rigid distance sweeps (tracked or not) and
+///    tethers, with no collider near or only planes, the sweeps run as one
+///    wavefront,
 ///    `sweeps_rigid_wavefront`, each particle meeting the planes as soon
 ///    as its sweep is done with it: the same result, bit for bit.)
 /// 5. **friction**, then a last contact pass.
@@ -347,45 +348,16 @@ pub fn substep<L: Lane, S: Store<L>>(
     if sh.wavefront
         && L::WIDTH <= WAVEFRONT_MAX_WIDTH
         && sh.stages.constraints
-        && !(b.soft || b.stiff || b.curv || track || sh.direct)
+        && !(b.soft || b.stiff || b.curv || sh.direct)
         && (!touching || (scratch.contacts.planes_only() && s.rows() >= 2))
     {
-        // Plain rigid sweeps, and no collider near or only planes, whose
-        // contact pass is per particle: all iterations at once, each
-        // particle meeting the planes as soon as a sweep is done with it,
-        // then tethers; the same operations in an order with the same
-        // result.
-        let k = b.iterations as usize;
-        let tethers = b.tether && k > 0;
-        if touching {
-            let (c, r) = (&mut scratch.contacts, b.radius);
-            // The last iteration's contact pass comes after its tethers.
-            let fused = if tethers { k - 1 } else { k };
-            let planes = c.lend_planes();
-            sweeps_rigid_wavefront(
-                s,
-                k,
-                fused,
-                #[inline(always)]
-                |s, i, p| c.planes_row(&planes, i, p, s.free(i), r),
-            );
-            c.return_planes(planes);
-            if tethers {
-                crate::rod::tethers(s, track);
-                c.project(s, b, sh.colliders);
-            }
-            c.finish(s, b, sh.colliders);
+        // Plain rigid sweeps (their multipliers tracked or not), and no
+        // collider near or only planes, whose contact pass is per
+        // particle: all iterations at once.
+        if track {
+            iterations_wavefront::<L, S, true>(s, b, sh, scratch, touching);
         } else {
-            sweeps_rigid_wavefront(
-                s,
-                k,
-                0,
-                #[inline(always)]
-                |_, _, _| {},
-            );
-            if tethers {
-                crate::rod::tethers(s, track);
-            }
+            iterations_wavefront::<L, S, false>(s, b, sh, scratch, touching);
         }
         return;
     }
@@ -421,6 +393,54 @@ pub fn substep<L: Lane, S: Store<L>>(
     }
     if touching {
         scratch.contacts.finish(s, b, sh.colliders);
+    }
+}
+
+/// [`substep`]'s iterations as one wavefront (`sweeps_rigid_wavefront`)
+/// for a block whose iterations are plain rigid sweeps, `TRACK`: with
+/// their multipliers accumulated (tension), and whose contact candidates,
+/// if `touching`, are all planes: each particle meets the planes as soon
+/// as a sweep is done with it, then the tethers, then friction; the same
+/// operations in an order with the same result.
+#[inline(always)]
+fn iterations_wavefront<L: Lane, S: Store<L>, const TRACK: bool>(
+    s: &mut S,
+    b: &Block<L>,
+    sh: &Shared<'_>,
+    scratch: &mut Scratch<L>,
+    touching: bool,
+) {
+    let k = b.iterations as usize;
+    let tethers = b.tether && k > 0;
+    if touching {
+        let (c, r) = (&mut scratch.contacts, b.radius);
+        // The last iteration's contact pass comes after its tethers.
+        let fused = if tethers { k - 1 } else { k };
+        let planes = c.lend_planes();
+        sweeps_rigid_wavefront::<L, S, TRACK>(
+            s,
+            k,
+            fused,
+            #[inline(always)]
+            |s, i, p| c.planes_row(&planes, i, p, s.free(i), r),
+        );
+        c.return_planes(planes);
+        if tethers {
+            crate::rod::tethers(s, TRACK);
+            c.project(s, b, sh.colliders);
+        }
+        c.finish(s, b, sh.colliders);
+    } else {
+        sweeps_rigid_wavefront::<L, S, TRACK>(
+            s,
+            k,
+            0,
+            #[inline(always)]
+            |_, _, _| {},
+        );
+        if tethers {
+            crate::rod::tethers(s, TRACK);
+        }
     }
 }
 
@@ -597,7 +617,7 @@ const WAVEFRONT_LAG: usize = 2;
 /// particle (and its contact state) alone. The kernel's tests check this
 /// bit for bit against the sweeps and passes in turn.
 #[inline(always)]
-fn sweeps_rigid_wavefront<L: Lane, S: Store<L>>(
+fn sweeps_rigid_wavefront<L: Lane, S: Store<L>, const TRACK: bool>(
     s: &mut S,
     k: usize,
     fused: usize,
@@ -616,7 +636,13 @@ fn sweeps_rigid_wavefront<L: Lane, S: Store<L>>(
                 break;
             };
             let (mut a, mut b) = (s.pos(i), s.pos(i + 1));
-            project_rigid(&mut a, &mut b, &s.rigid(i, 1));
+            let c = s.rigid(i, 1);
+            if TRACK {
+                // Segment i's sweeps come in order (j at step i + LAG·j),
+                // so its multiplier sums them in the same order.
+                track_rigid(s, i, a, b, &c);
+            }
+            project_rigid(&mut a, &mut b, &c);
             if j < fused {
                 then(s, i, &mut a);
                 if i + 1 == segs {
@@ -639,17 +665,24 @@ fn sweep_rigid_tracked<L: Lane, S: Store<L>>(s: &mut S) {
     for i in 0..segs {
         let mut b = s.pos(i + 1);
         let c = s.rigid(i, 1);
-        let d = b - a;
-        let len = d.length();
-        let live = !len.le(L::splat(MIN_SEGMENT_LENGTH)) & (c.ma | c.mb);
-        let dl = (len - c.rest).neg() / (s.w(i) + s.w(i + 1));
-        let l = s.lambda(1, i);
-        s.set_lambda(1, i, L::select(live, l + dl, l));
+        track_rigid(s, i, a, b, &c);
         project_rigid(&mut a, &mut b, &c);
         s.set_pos(i, a);
         a = b;
     }
     s.set_pos(segs, a);
+}
+
+/// Adds to segment `i`'s multiplier the `−(len − rest) / (wa + wb)` of its
+/// projection from particles `a`, `b` (before it), with constants `c`.
+#[inline(always)]
+fn track_rigid<L: Lane, S: Store<L>>(s: &mut S, i: usize, a: V3<L>, b: V3<L>, c: &Rigid<L>) {
+    let d = b - a;
+    let len = d.length();
+    let live = !len.le(L::splat(MIN_SEGMENT_LENGTH)) & (c.ma | c.mb);
+    let dl = (len - c.rest).neg() / (s.w(i) + s.w(i + 1));
+    let l = s.lambda(1, i);
+    s.set_lambda(1, i, L::select(live, l + dl, l));
 }
 
 /// One rigid bending sweep (particles i and i + 2).
@@ -833,9 +866,16 @@ mod tests {
     use crate::layout::Stages;
     use crate::params::SolverParams;
 
-    /// Cables draped over `planes` (and tethers, pins, friction as asked),
-    /// after `substeps` substeps, run with or without the wavefront.
-    fn run(planes: &[Collider], tethers: bool, friction: f32, wavefront: bool) -> Vec<[u32; 3]> {
+    /// Cables draped over `planes` (and tethers, pins, friction, tension
+    /// tracking as asked) after 150 substeps, run with or without the
+    /// wavefront: every particle's bits, then every multiplier's.
+    fn run(
+        planes: &[Collider],
+        tethers: bool,
+        friction: f32,
+        track: bool,
+        wavefront: bool,
+    ) -> Vec<[u32; 3]> {
         let mut pool = ParticlePool::new();
         let mut handles = Vec::new();
         for (k, segs) in [1u32, 2, 5, 13, 32].into_iter().enumerate() {
@@ -846,6 +886,10 @@ mod tests {
             desc.attach_end = k % 2 == 0;
             desc.params.tethers = tethers;
             desc.params.radius = 0.05;
+            if track && k % 2 == 1 {
+                // Far above what the scene pulls: tracked, never broken.
+                desc.params.break_tension = Some(1e9);
+            }
             desc.params.iterations = Some(1 + (k as u32 * 3) % 8);
             if segs > 4 {
                 desc.pins = vec![segs / 2];
@@ -872,19 +916,27 @@ mod tests {
                 substep(&mut c, &b, &sh, &mut scratch);
             }
         }
-        handles
+        let mut bits: Vec<[u32; 3]> = handles
             .iter()
             .flat_map(|&h| pool.positions(h).expect("a live cable").to_vec())
             .map(|p| p.to_array().map(f32::to_bits))
-            .collect()
+            .collect();
+        for &h in &handles {
+            let (lambda, lambda_row) = pool.multipliers(h).expect("a live cable");
+            bits.extend(lambda.iter().map(|l| [l.to_bits(), 0, 0]));
+            bits.extend(lambda_row.iter().map(|l| l.map(f32::to_bits)));
+        }
+        bits
     }
 
     /// The wavefront with planes (each particle meets the planes as soon
     /// as its sweep is done with it) is bitwise the sweeps and contact
     /// passes in turn: an axis plane, an oblique one, two planes, with and
-    /// without tethers (whose last pass is not fused) and friction.
+    /// without tethers (whose last pass is not fused), friction and
+    /// tension tracking (each segment's multiplier summed over the
+    /// iterations in their order).
     #[test]
-    fn the_wavefront_with_planes_is_the_sweeps_and_passes_in_turn() {
+    fn the_wavefront_is_the_sweeps_and_passes_in_turn() {
         let ground = Collider::plane(Vec3::Y, -1.0).expect("a plane");
         let tilted = Collider::plane(Vec3::new(0.3, 1.0, -0.2), -0.8).expect("a plane");
         let wall = Collider::plane(Vec3::NEG_X, -3.5).expect("a plane");
@@ -892,13 +944,17 @@ mod tests {
         for (n, planes) in scenes.iter().enumerate() {
             for tethers in [false, true] {
                 for friction in [0.0, 0.4] {
-                    let want = run(planes, tethers, friction, false);
-                    let got = run(planes, tethers, friction, true);
-                    let first = got.iter().zip(&want).position(|(g, w)| g != w);
-                    assert_eq!(
-                        first, None,
-                        "scene {n}, tethers {tethers}, friction {friction}: particle bits differ"
-                    );
+                    for track in [false, true] {
+                        let want = run(planes, tethers, friction, track, false);
+                        let got = run(planes, tethers, friction, track, true);
+                        assert_eq!(got.len(), want.len());
+                        let first = got.iter().zip(&want).position(|(g, w)| g != w);
+                        assert_eq!(
+                            first, None,
+                            "scene {n}, tethers {tethers}, friction {friction}, tension {track}: \
+                             bits differ (particles, then multipliers)"
+                        );
+                    }
                 }
             }
         }
