@@ -310,10 +310,10 @@ impl<'a> Shared<'a> {
 ///    5. a **contact** pass;
 ///
 ///    (For a block of at most [`WAVEFRONT_MAX_WIDTH`] lanes whose
-///    iterations are plain rigid distance sweeps (tracked or not) and
-///    tethers, with no collider near or only planes, the sweeps run as one
-///    wavefront,
-///    `sweeps_rigid_wavefront`, each particle meeting the planes as soon
+///    iterations are distance sweeps alone (rigid, tracked or not, or
+///    compliant) and tethers, with no collider near or only planes, the
+///    sweeps run as one wavefront,
+///    `sweeps_wavefront`, each particle meeting the planes as soon
 ///    as its sweep is done with it: the same result, bit for bit.)
 /// 5. **friction**, then a last contact pass.
 ///
@@ -348,16 +348,17 @@ pub fn substep<L: Lane, S: Store<L>>(
     if sh.wavefront
         && L::WIDTH <= WAVEFRONT_MAX_WIDTH
         && sh.stages.constraints
-        && !(b.soft || b.stiff || b.curv || sh.direct)
+        && !(b.stiff || b.curv || sh.direct)
         && (!touching || (scratch.contacts.planes_only() && s.rows() >= 2))
     {
-        // Plain rigid sweeps (their multipliers tracked or not), and no
-        // collider near or only planes, whose contact pass is per
-        // particle: all iterations at once.
-        if track {
-            iterations_wavefront::<L, S, true>(s, b, sh, scratch, touching);
-        } else {
-            iterations_wavefront::<L, S, false>(s, b, sh, scratch, touching);
+        // Distance sweeps alone (rigid, their multipliers tracked or not,
+        // or compliant), and no collider near or only planes, whose
+        // contact pass is per particle: all iterations at once.
+        let args = (s, b, sh, scratch, touching, track);
+        match (b.soft, track) {
+            (true, _) => iterations_wavefront::<L, S, SOFT>(args),
+            (false, true) => iterations_wavefront::<L, S, TRACKED>(args),
+            (false, false) => iterations_wavefront::<L, S, RIGID>(args),
         }
         return;
     }
@@ -396,19 +397,29 @@ pub fn substep<L: Lane, S: Store<L>>(
     }
 }
 
-/// [`substep`]'s iterations as one wavefront (`sweeps_rigid_wavefront`)
-/// for a block whose iterations are plain rigid sweeps, `TRACK`: with
-/// their multipliers accumulated (tension), and whose contact candidates,
-/// if `touching`, are all planes: each particle meets the planes as soon
-/// as a sweep is done with it, then the tethers, then friction; the same
+/// The distance constraints of [`sweeps_wavefront`]: rigid.
+const RIGID: u8 = 0;
+/// Rigid, each segment's multiplier accumulated (tension).
+const TRACKED: u8 = 1;
+/// Compliant (XPBD), with their multipliers.
+const SOFT: u8 = 2;
+
+/// [`substep`]'s iterations as one wavefront (`sweeps_wavefront`) for a
+/// block whose iterations are distance sweeps alone, of kind `KIND`
+/// ([`RIGID`], [`TRACKED`], [`SOFT`]), and whose contact candidates, if
+/// `touching`, are all planes: each particle meets the planes as soon as
+/// a sweep is done with it, then the tethers, then friction; the same
 /// operations in an order with the same result.
 #[inline(always)]
-fn iterations_wavefront<L: Lane, S: Store<L>, const TRACK: bool>(
-    s: &mut S,
-    b: &Block<L>,
-    sh: &Shared<'_>,
-    scratch: &mut Scratch<L>,
-    touching: bool,
+fn iterations_wavefront<L: Lane, S: Store<L>, const KIND: u8>(
+    (s, b, sh, scratch, touching, track): (
+        &mut S,
+        &Block<L>,
+        &Shared<'_>,
+        &mut Scratch<L>,
+        bool,
+        bool,
+    ),
 ) {
     let k = b.iterations as usize;
     let tethers = b.tether && k > 0;
@@ -417,29 +428,31 @@ fn iterations_wavefront<L: Lane, S: Store<L>, const TRACK: bool>(
         // The last iteration's contact pass comes after its tethers.
         let fused = if tethers { k - 1 } else { k };
         let planes = c.lend_planes();
-        sweeps_rigid_wavefront::<L, S, TRACK>(
+        sweeps_wavefront::<L, S, KIND>(
             s,
             k,
+            b.alpha_t,
             fused,
             #[inline(always)]
             |s, i, p| c.planes_row(&planes, i, p, s.free(i), r),
         );
         c.return_planes(planes);
         if tethers {
-            crate::rod::tethers(s, TRACK);
+            crate::rod::tethers(s, track);
             c.project(s, b, sh.colliders);
         }
         c.finish(s, b, sh.colliders);
     } else {
-        sweeps_rigid_wavefront::<L, S, TRACK>(
+        sweeps_wavefront::<L, S, KIND>(
             s,
             k,
+            b.alpha_t,
             0,
             #[inline(always)]
             |_, _, _| {},
         );
         if tethers {
-            crate::rod::tethers(s, TRACK);
+            crate::rod::tethers(s, track);
         }
     }
 }
@@ -581,19 +594,22 @@ fn sweep_rigid<L: Lane, S: Store<L>>(s: &mut S) {
 }
 
 /// Blocks at most this wide run their plain rigid sweeps as a wavefront
-/// (`sweeps_rigid_wavefront`, in [`substep`]). Wider ones have enough
+/// (`sweeps_wavefront`, in [`substep`]). Wider ones have enough
 /// independent lanes to hide the chain's latency already: with 32 the
 /// 10,000-cable bench ran at 0.93× (three alternating runs, 05:28 UTC
 /// 2026-11-24).
 pub const WAVEFRONT_MAX_WIDTH: usize = 8;
 
 /// Lag, in segments, of each sweep behind the one before it in
-/// [`sweeps_rigid_wavefront`].
+/// [`sweeps_wavefront`].
 const WAVEFRONT_LAG: usize = 2;
 
-/// `k` plain rigid sweeps ([`sweep_rigid`], one after another) run as a
-/// wavefront: sweep `j + 1` projects segment `i` in the same step as sweep
-/// `j` projects segment `i + 2`.
+/// `k` distance sweeps of kind `KIND` (plain rigid, [`sweep_rigid`];
+/// rigid with tension, [`sweep_rigid_tracked`]; compliant,
+/// [`sweep_soft`] of span 1), one after another, run as a wavefront:
+/// sweep `j + 1` projects segment `i` in the same step as sweep `j`
+/// projects segment `i + 2`. A segment's multiplier is read and written
+/// by that segment's projections alone, which come in sweep order.
 ///
 /// Sweep `j + 1` at segment `i` reads particles `i` and `i + 1`, whose last
 /// change by sweep `j` was at segment `i + 1`, one step before; the
@@ -617,9 +633,10 @@ const WAVEFRONT_LAG: usize = 2;
 /// particle (and its contact state) alone. The kernel's tests check this
 /// bit for bit against the sweeps and passes in turn.
 #[inline(always)]
-fn sweeps_rigid_wavefront<L: Lane, S: Store<L>, const TRACK: bool>(
+fn sweeps_wavefront<L: Lane, S: Store<L>, const KIND: u8>(
     s: &mut S,
     k: usize,
+    alpha_t: L,
     fused: usize,
     mut then: impl FnMut(&S, usize, &mut V3<L>),
 ) {
@@ -636,13 +653,17 @@ fn sweeps_rigid_wavefront<L: Lane, S: Store<L>, const TRACK: bool>(
                 break;
             };
             let (mut a, mut b) = (s.pos(i), s.pos(i + 1));
-            let c = s.rigid(i, 1);
-            if TRACK {
-                // Segment i's sweeps come in order (j at step i + LAG·j),
-                // so its multiplier sums them in the same order.
-                track_rigid(s, i, a, b, &c);
+            // Segment i's sweeps come in order (j at step i + LAG·j), so
+            // its multiplier sums them, or the next reads it, in order.
+            if KIND == SOFT {
+                project_soft_at(s, 1, i, &mut a, &mut b, alpha_t);
+            } else {
+                let c = s.rigid(i, 1);
+                if KIND == TRACKED {
+                    track_rigid(s, i, a, b, &c);
+                }
+                project_rigid(&mut a, &mut b, &c);
             }
-            project_rigid(&mut a, &mut b, &c);
             if j < fused {
                 then(s, i, &mut a);
                 if i + 1 == segs {
@@ -701,12 +722,26 @@ fn bend_rigid<L: Lane, S: Store<L>>(s: &mut S) {
 fn sweep_soft<L: Lane, S: Store<L>>(s: &mut S, span: usize, alpha_t: L) {
     for i in 0..s.rows() - span {
         let (mut a, mut b) = (s.pos(i), s.pos(i + span));
-        let mut l = s.lambda(span, i);
-        project_soft(&mut a, &mut b, &s.soft(i, span, alpha_t), alpha_t, &mut l);
-        s.set_lambda(span, i, l);
+        project_soft_at(s, span, i, &mut a, &mut b, alpha_t);
         s.set_pos(i, a);
         s.set_pos(i + span, b);
     }
+}
+
+/// [`project_soft`] of constraint `i` of `span` on its particles `a`, `b`,
+/// with the multiplier it keeps in the store.
+#[inline(always)]
+fn project_soft_at<L: Lane, S: Store<L>>(
+    s: &mut S,
+    span: usize,
+    i: usize,
+    a: &mut V3<L>,
+    b: &mut V3<L>,
+    alpha_t: L,
+) {
+    let mut l = s.lambda(span, i);
+    project_soft(a, b, &s.soft(i, span, alpha_t), alpha_t, &mut l);
+    s.set_lambda(span, i, l);
 }
 
 /// The pool's SoA columns of one cable as a one-lane [`Store`].
@@ -874,6 +909,7 @@ mod tests {
         tethers: bool,
         friction: f32,
         track: bool,
+        soft: bool,
         wavefront: bool,
     ) -> Vec<[u32; 3]> {
         let mut pool = ParticlePool::new();
@@ -889,6 +925,9 @@ mod tests {
             if track && k % 2 == 1 {
                 // Far above what the scene pulls: tracked, never broken.
                 desc.params.break_tension = Some(1e9);
+            }
+            if soft && k % 2 == 0 {
+                desc.params.compliance = 1e-4;
             }
             desc.params.iterations = Some(1 + (k as u32 * 3) % 8);
             if segs > 4 {
@@ -932,9 +971,10 @@ mod tests {
     /// The wavefront with planes (each particle meets the planes as soon
     /// as its sweep is done with it) is bitwise the sweeps and contact
     /// passes in turn: an axis plane, an oblique one, two planes, with and
-    /// without tethers (whose last pass is not fused), friction and
-    /// tension tracking (each segment's multiplier summed over the
-    /// iterations in their order).
+    /// without tethers (whose last pass is not fused), friction, tension
+    /// tracking (each segment's multiplier summed over the iterations in
+    /// their order) and compliance (each segment's XPBD multiplier read by
+    /// the next iteration).
     #[test]
     fn the_wavefront_is_the_sweeps_and_passes_in_turn() {
         let ground = Collider::plane(Vec3::Y, -1.0).expect("a plane");
@@ -944,14 +984,17 @@ mod tests {
         for (n, planes) in scenes.iter().enumerate() {
             for tethers in [false, true] {
                 for friction in [0.0, 0.4] {
-                    for track in [false, true] {
-                        let want = run(planes, tethers, friction, track, false);
-                        let got = run(planes, tethers, friction, track, true);
+                    for (track, soft) in
+                        [(false, false), (true, false), (false, true), (true, true)]
+                    {
+                        let want = run(planes, tethers, friction, track, soft, false);
+                        let got = run(planes, tethers, friction, track, soft, true);
                         assert_eq!(got.len(), want.len());
                         let first = got.iter().zip(&want).position(|(g, w)| g != w);
                         assert_eq!(
                             first, None,
-                            "scene {n}, tethers {tethers}, friction {friction}, tension {track}: \
+                            "scene {n}, tethers {tethers}, friction {friction}, tension {track}, \
+                             compliance {soft}: \
                              bits differ (particles, then multipliers)"
                         );
                     }
