@@ -260,8 +260,8 @@ pub struct Shared<'a> {
     /// The contact passes run on AVX2 ([`crate::simd::Avx2`]); set from
     /// [`crate::simd::active`], like the lane loops' path.
     pub avx2: Option<crate::simd::Avx2>,
-    /// Blocks of at most [`WAVEFRONT_MAX_WIDTH`] lanes run their plain
-    /// rigid iterations as a wavefront where they can (see [`substep`]);
+    /// Blocks of at most [`WAVEFRONT_MAX_WIDTH`] lanes run their distance
+    /// sweeps' iterations as a wavefront where they can (see [`substep`]);
     /// `false` runs them one after another. Both give the same results,
     /// bit for bit (the kernel's tests compare them); on by default.
     pub wavefront: bool,
@@ -593,8 +593,8 @@ fn sweep_rigid<L: Lane, S: Store<L>>(s: &mut S) {
     s.set_pos(segs, a);
 }
 
-/// Blocks at most this wide run their plain rigid sweeps as a wavefront
-/// (`sweeps_wavefront`, in [`substep`]). Wider ones have enough
+/// Blocks at most this wide run their distance sweeps as a wavefront
+/// where they can (`sweeps_wavefront`, in [`substep`]). Wider ones have enough
 /// independent lanes to hide the chain's latency already: with 32 the
 /// 10,000-cable bench ran at 0.93× (three alternating runs, 05:28 UTC
 /// 2026-11-24).
