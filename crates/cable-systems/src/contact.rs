@@ -745,6 +745,8 @@ impl<L: Lane> Contacts<L> {
 
     /// One contact pass, run after every constraint sweep: pushes particles
     /// and segments out of the candidate colliders to the cable radius.
+    /// (A block whose candidates are all planes may instead run the same
+    /// operations per particle inside its sweeps, [`Contacts::planes_row`].)
     ///
     /// Inlined into the kernel (and so compiled for the kernel's SIMD
     /// path) for the plane, the common ground; other shapes go through
@@ -836,8 +838,8 @@ impl<L: Lane> Contacts<L> {
     }
 
     /// [`Contacts::project`]'s plane contact for a plane whose normal is
-    /// axis `AXIS` (`neg`: its negative), as [`axis_normal`] found it; the
-    /// candidate lanes `cm`, the plane's offset `off`. For finite positions
+    /// axis `AXIS` (`pl.neg`: its negative), as [`axis_normal`] found it;
+    /// the candidate lanes `pl.cm`, the plane's offset `pl.off`. For finite positions
     /// this is bitwise the dot-product form:
     ///
     /// - `n·p` is `±p[axis]` plus products `+0·p[j]`, zeros that change it
