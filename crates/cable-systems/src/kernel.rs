@@ -129,6 +129,13 @@ pub trait Store<L: Lane> {
     fn set_lambda_row(&mut self, i: usize, k: usize, l: L);
     /// Zeroes every row multiplier (start of a substep).
     fn reset_lambda_row(&mut self);
+    /// Called once per distance projection of a sweep, before it: a store
+    /// may ask the CPU for memory it will need next (`lanes8` asks for the
+    /// next bundle's rows, a few lines at a time, so that memory traffic
+    /// overlaps the sweep's latency-bound chain). A hint: it must change
+    /// no value. Does nothing by default.
+    #[inline(always)]
+    fn ahead(&mut self) {}
 }
 
 /// Per-block constants of a substep.
@@ -585,6 +592,7 @@ fn sweep_rigid<L: Lane, S: Store<L>>(s: &mut S) {
     let segs = s.rows() - 1;
     let mut a = s.pos(0);
     for i in 0..segs {
+        s.ahead();
         let mut b = s.pos(i + 1);
         project_rigid(&mut a, &mut b, &s.rigid(i, 1));
         s.set_pos(i, a);
@@ -652,6 +660,7 @@ fn sweeps_wavefront<L: Lane, S: Store<L>, const KIND: u8>(
             let Some(i) = step.checked_sub(WAVEFRONT_LAG * j) else {
                 break;
             };
+            s.ahead();
             let (mut a, mut b) = (s.pos(i), s.pos(i + 1));
             // Segment i's sweeps come in order (j at step i + LAG·j), so
             // its multiplier sums them, or the next reads it, in order.
@@ -684,6 +693,7 @@ fn sweep_rigid_tracked<L: Lane, S: Store<L>>(s: &mut S) {
     let segs = s.rows() - 1;
     let mut a = s.pos(0);
     for i in 0..segs {
+        s.ahead();
         let mut b = s.pos(i + 1);
         let c = s.rigid(i, 1);
         track_rigid(s, i, a, b, &c);
@@ -721,6 +731,7 @@ fn bend_rigid<L: Lane, S: Store<L>>(s: &mut S) {
 #[inline(always)]
 fn sweep_soft<L: Lane, S: Store<L>>(s: &mut S, span: usize, alpha_t: L) {
     for i in 0..s.rows() - span {
+        s.ahead();
         let (mut a, mut b) = (s.pos(i), s.pos(i + span));
         project_soft_at(s, span, i, &mut a, &mut b, alpha_t);
         s.set_pos(i, a);

@@ -143,6 +143,102 @@ struct Rows<const W: usize> {
     curv: Vec<(Fx<W>, Fx<W>, Mx<W>)>,
     /// Row multipliers (tethers, curvature).
     lrow: [Vec<Fx<W>>; 3],
+    /// The next bundle's rows, asked for while this one solves.
+    ahead: Ahead,
+}
+
+/// Most arrays [`Spans`] lists.
+const SPANS: usize = 7;
+
+/// The memory a bundle's substep first touches, as `(address, bytes)`
+/// of its row arrays (unused entries empty): what the bundle before it
+/// asks the CPU for ([`Ahead`]).
+type Spans = [(usize, usize); SPANS];
+
+/// Asks the CPU for the next bundle's rows while a bundle runs its last
+/// substep of the frame ([`Store::ahead`]): a few 64-byte lines per
+/// distance projection, spread so that the last is asked for about when
+/// the substep ends ([`crate::simd::prefetch`]).
+///
+/// With all substeps in one frame a bundle is hot in cache for all of
+/// them, and only its first touch waits on memory; with one substep per
+/// frame (a game at its frame rate) every substep is a first touch, and
+/// the scene's rows, larger than the caches, stream from memory every
+/// frame. The sweeps are a chain of square roots and divisions whose
+/// latency leaves the memory system idle: filled with the next bundle's
+/// lines, the two overlap (see the README's Performance section for the
+/// measurement).
+#[derive(Clone, Debug, Default)]
+struct Ahead {
+    spans: Spans,
+    /// The span and byte offset of the next line to ask for.
+    span: usize,
+    off: usize,
+    /// Lines per call; 0: nothing to ask for.
+    per_call: usize,
+}
+
+impl Ahead {
+    /// Asks for the lines of `spans`, `calls` calls of [`Ahead::step`] from now.
+    fn new(spans: &Spans, calls: usize) -> Self {
+        // From the start of each span's first line.
+        let spans = spans.map(|(a, n)| (a & !(LINE - 1), n + a % LINE * usize::from(n > 0)));
+        let lines: usize = spans.iter().map(|s| s.1.div_ceil(LINE)).sum();
+        Self {
+            spans,
+            span: 0,
+            off: 0,
+            per_call: lines.div_ceil(calls.max(1)),
+        }
+    }
+
+    /// The next `per_call` lines, each given to `f` (the prefetch).
+    #[inline(always)]
+    fn step_with(&mut self, mut f: impl FnMut(usize)) {
+        let mut left = self.per_call;
+        while left > 0 {
+            let Some(&(a, n)) = self.spans.get(self.span) else {
+                self.per_call = 0;
+                return;
+            };
+            if self.off < n {
+                f(a + self.off);
+                self.off += LINE;
+                left -= 1;
+            } else {
+                (self.span, self.off) = (self.span + 1, 0);
+            }
+        }
+    }
+
+    /// [`Ahead::step_with`] the prefetch.
+    #[inline(always)]
+    fn step(&mut self) {
+        self.step_with(crate::simd::prefetch);
+    }
+}
+
+/// Bytes per cache line.
+const LINE: usize = 64;
+
+impl<const W: usize> Rows<W> {
+    /// What a substep of these rows first touches, where it is (see
+    /// [`Spans`]): the particle state, the distance constraints and their
+    /// multipliers.
+    fn spans(&self) -> Spans {
+        fn span<T>(v: &[T]) -> (usize, usize) {
+            (v.as_ptr().addr(), std::mem::size_of_val(v))
+        }
+        [
+            span(&self.pos),
+            span(&self.prev),
+            span(&self.carry),
+            span(&self.free),
+            span(&self.rigid[0]),
+            span(&self.soft[0]),
+            span(&self.lambda[0]),
+        ]
+    }
 }
 
 impl<const W: usize> Store<Fx<W>> for Rows<W> {
@@ -235,6 +331,10 @@ impl<const W: usize> Store<Fx<W>> for Rows<W> {
         for l in &mut self.lrow {
             l.fill(Fx::default());
         }
+    }
+    #[inline(always)]
+    fn ahead(&mut self) {
+        self.ahead.step();
     }
 }
 
@@ -431,10 +531,16 @@ impl<const W: usize> Bundle<W> {
 
     /// Runs `n` substeps (inlined into each SIMD path of [`Bundle::run`]).
     #[inline(always)]
-    fn run_inline(&mut self, sh: &Shared<'_>, n: u32) {
-        for _ in 0..n {
+    fn run_inline(&mut self, sh: &Shared<'_>, n: u32, next: &Spans) {
+        for k in 0..n {
+            if k + 1 == n {
+                // The last substep asks for the next bundle's rows.
+                let calls = self.key.iterations as usize * self.key.segs;
+                self.rows.ahead = Ahead::new(next, calls);
+            }
             kernel::substep(&mut self.rows, &self.block, sh, &mut self.scratch);
         }
+        self.rows.ahead = Ahead::default();
     }
 
     /// Runs `n` substeps with the best SIMD instructions the CPU has. The
@@ -444,13 +550,16 @@ impl<const W: usize> Bundle<W> {
     /// On AVX2 the kernel is inlined into a function compiled for it
     /// ([`crate::simd::Avx2::run`]): its `Fx` loops become 256-bit instructions.
     /// Same IEEE operations, bitwise the same results.
-    fn run(&mut self, sh: &Shared<'_>, n: u32) {
+    ///
+    /// The last substep asks the CPU for `next`, the rows of the bundle
+    /// this task most likely runs next ([`Ahead`]).
+    fn run(&mut self, sh: &Shared<'_>, n: u32, next: &Spans) {
         match sh.avx2 {
             Some(avx2) => avx2.run(
                 #[inline(always)]
-                || self.run_inline(sh, n),
+                || self.run_inline(sh, n, next),
             ),
-            None => self.run_inline(sh, n),
+            None => self.run_inline(sh, n, next),
         }
     }
 
@@ -540,16 +649,16 @@ impl<const W: usize> Bundle<W> {
     }
 
     /// One frame of the bundle, in the task that owns it: (re)gather when
-    /// the pool changed, run `n` substeps.
-    fn frame(
-        &mut self,
-        views: &mut [Option<CableMut<'_>>],
-        refresh: Refresh,
-        params: &SolverParams,
-        sh: &Shared<'_>,
-        n: u32,
-        eager: bool,
-    ) {
+    /// the pool changed, run the frame's substeps, asking for `next`
+    /// (the next bundle's rows) in the last.
+    fn frame(&mut self, views: &mut [Option<CableMut<'_>>], f: &Frame<'_, '_>, next: &Spans) {
+        let Frame {
+            refresh,
+            params,
+            sh,
+            n,
+            eager,
+        } = *f;
         match refresh {
             _ if self.regather => {}
             Refresh::Gather => self.regather = true,
@@ -564,7 +673,7 @@ impl<const W: usize> Bundle<W> {
         if self.stale != 0 {
             self.gather_state(views);
         }
-        self.run(sh, n);
+        self.run(sh, n, next);
         if eager {
             // While the rows are hot, on this task.
             self.scatter(&mut LaneViews(views), sh.track);
@@ -623,6 +732,18 @@ impl Dst for PoolRows<'_> {
         let st = &mut *self.st;
         Some((&mut st.lambda[a..a + n], &mut st.lambda_row[a..a + n]))
     }
+}
+
+/// What every bundle's [`Bundle::frame`] shares.
+#[derive(Clone, Copy)]
+struct Frame<'a, 'b> {
+    refresh: Refresh,
+    params: &'a SolverParams,
+    sh: &'a Shared<'b>,
+    /// Substeps.
+    n: u32,
+    /// Write back to the views after the substeps.
+    eager: bool,
 }
 
 /// What a bundle must copy from the pool before its substeps.
@@ -740,6 +861,9 @@ struct Held {
     written: bool,
     /// Cables on the one-lane path.
     scalars: usize,
+    /// Per bundle, the next bundle's [`Spans`] (empty for the last),
+    /// made each frame.
+    next: Vec<Spans>,
 }
 
 impl StateHolder for Held {
@@ -1052,9 +1176,28 @@ pub fn advance(
     held.synced_attach = pool.attachment_revision();
     held.track = track;
     held.written = eager;
+    // Each bundle's successor's rows, for its last substep to ask for
+    // (addresses only, a hint: a bundle that gathers this frame may move
+    // its rows, which costs that frame's hint and nothing else).
+    let Held { bundles, next, .. } = &mut *held;
+    next.clear();
+    next.extend(
+        bundles
+            .iter()
+            .skip(1)
+            .map(|b| each!(b, b => b.rows.spans())),
+    );
+    next.push(Spans::default());
     let columns = pool.columns_mut();
     let mut sh = Shared::new(params, columns.colliders(), stages);
     sh.track = track;
+    let f = Frame {
+        refresh,
+        params,
+        sh: &sh,
+        n,
+        eager,
+    };
     if refresh == Refresh::Current && !eager && held.scalars == 0 && !held.reads_pool() {
         // Every cable in the lanes, which neither read nor write the pool
         // this frame: no views to make (making them, mostly reading each
@@ -1062,7 +1205,8 @@ pub fn advance(
         // frame of 10,000 cables; skipping it, 0.82x the wall time, paired).
         held.bundles
             .par_iter_mut()
-            .for_each(|b| each!(b, b => b.frame(&mut [], refresh, params, &sh, n, false)));
+            .zip(&held.next)
+            .for_each(|(b, x)| each!(b, b => b.frame(&mut [], &f, x)));
     } else {
         // Each cable's view in its slot (see `Held::dest`).
         let mut views = recycle(std::mem::take(&mut world.views.0));
@@ -1084,6 +1228,7 @@ pub fn advance(
         }
         let (lane_views, scalar_views) = views.split_at_mut(held.bundles.len() * STRIDE);
         let bundles = &mut held.bundles;
+        let next = &held.next;
         let grain = held.scalar_grain;
         // One parallel pass: bundles beside the one-lane cables.
         rayon::join(
@@ -1091,7 +1236,10 @@ pub fn advance(
                 bundles
                     .par_iter_mut()
                     .zip(lane_views.par_chunks_mut(STRIDE))
-                    .for_each(|(b, v)| each!(b, b => b.frame(v, refresh, params, &sh, n, eager)));
+                    .zip(next)
+                    .for_each(|((b, v), x)| {
+                        each!(b, b => b.frame(v, &f, x));
+                    });
             },
             || {
                 scalar_views
@@ -1154,6 +1302,36 @@ mod tests {
         };
         let st = Stepper::with_layout(params, layout).expect("valid");
         (pool, handles, st)
+    }
+
+    /// A bundle's hint asks for every line of the next bundle's arrays,
+    /// once each and in order, within its last substep's projections, and
+    /// for nothing after; arrays that start or end mid-line and empty ones
+    /// included.
+    #[test]
+    fn ahead_asks_for_every_line_once_within_the_substep() {
+        use super::{Ahead, LINE, SPANS, Spans};
+        let mut spans: Spans = [(0, 0); SPANS];
+        spans[0] = (0x1000, 4 * LINE);
+        // Starting mid-line, ending mid-line: four lines.
+        spans[2] = (0x9020, 3 * LINE + 8);
+        spans[5] = (0x20000, LINE);
+        let want: Vec<usize> = [0x1000, 0x1040, 0x1080, 0x10c0]
+            .into_iter()
+            .chain([0x9000, 0x9040, 0x9080, 0x90c0, 0x20000])
+            .collect();
+        for calls in [1, 2, 3, 7, 9, 40] {
+            let mut a = Ahead::new(&spans, calls);
+            let mut got = Vec::new();
+            for _ in 0..calls {
+                a.step_with(|x| got.push(x));
+            }
+            assert_eq!(got, want, "{calls} calls");
+            a.step_with(|x| got.push(x));
+            assert_eq!(got.len(), want.len(), "nothing after the last line");
+        }
+        let mut none = Ahead::default();
+        none.step_with(|_| panic!("asked for a line with no spans"));
     }
 
     /// The views' buffer changes lifetime without a new allocation.

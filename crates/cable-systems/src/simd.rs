@@ -152,3 +152,28 @@ impl Avx2 {
 pub fn out_of_line<R>(f: impl FnOnce() -> R) -> R {
     f()
 }
+
+/// Asks the CPU to bring the 64-byte line holding address `addr` into its
+/// level-2 cache, without waiting for it: a hint that reads nothing the
+/// program can see, changes nothing, and is dropped for an address that is
+/// not mapped. `lanes8` asks for the next bundle's rows while a bundle
+/// solves ([`crate::lanes`]), so that a frame of one substep finds them in
+/// cache instead of waiting on memory at each first touch.
+#[inline(always)]
+pub(crate) fn prefetch(addr: usize) {
+    #[cfg(target_arch = "x86_64")]
+    {
+        use std::arch::x86_64::{_MM_HINT_T1, _mm_prefetch};
+        // SAFETY: `prefetch` (the instruction) performs no access the
+        // program can observe: it raises no fault, even for an address that
+        // is not mapped, and changes no value, so any address is sound; the
+        // pointer is never dereferenced. It needs SSE, which every x86-64
+        // CPU has (the target's baseline).
+        #[allow(unsafe_code)]
+        unsafe {
+            _mm_prefetch::<_MM_HINT_T1>(std::ptr::without_provenance(addr));
+        }
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = addr;
+}
