@@ -1639,9 +1639,12 @@ mod tests {
         );
     }
 
-    /// The AVX2 path (the crate's one `unsafe` call, in [`crate::simd::Avx2::run`],
-    /// for the kernel and the contact passes) and the baseline path give the same bits as the one-lane layout. Small enough for
-    /// Miri, which passes it on the AVX2 path (2026-11-23):
+    /// The AVX2 path (an `unsafe` call, in [`crate::simd::Avx2::run`],
+    /// for the kernel and the contact passes) and the baseline path give
+    /// the same bits as the one-lane layout, with a bundle asking for the
+    /// next one's rows (the other `unsafe` call, [`crate::simd::prefetch`]).
+    /// Small enough for Miri, which passes it on the AVX2 path (2026-11-23;
+    /// with the prefetch, 2026-11-26):
     ///
     /// ```sh
     /// RUSTFLAGS="-C target-feature=+avx2" \
@@ -1657,10 +1660,16 @@ mod tests {
     fn every_simd_path_matches_the_one_lane_layout() {
         let run = |layout: Layout| {
             let mut pool = ParticlePool::new();
-            for k in 0..9 {
+            // Four keys (4 or 3 segments, rigid or compliant): the two of
+            // 4 segments fill a lane group each, so two bundles, the first
+            // asking for the second's rows (`Ahead`, `simd::prefetch`); the
+            // other two have too few cables and run one lane each.
+            for k in 0..10 {
                 let z = k as f32 * 0.3;
-                let mut d = CableDesc::line(Vec3::new(0.0, 0.0, z), Vec3::new(2.0, 0.0, z), 2.5, 4)
-                    .expect("valid");
+                let segs = if k < 6 { 4 } else { 3 };
+                let mut d =
+                    CableDesc::line(Vec3::new(0.0, 0.0, z), Vec3::new(2.0, 0.0, z), 2.5, segs)
+                        .expect("valid");
                 d.params.compliance = if k % 2 == 0 { 0.0 } else { 1.0e-3 };
                 pool.add_cable(&d).expect("fits");
             }
@@ -1682,6 +1691,10 @@ mod tests {
             };
             let mut st = Stepper::with_layout(params, layout).expect("valid");
             st.run_substeps(&mut pool, 4);
+            if layout == Layout::Lanes8 {
+                let w = st.layout_state().lanes();
+                assert_eq!((w.lane_cables(), w.lane_groups()), (6, 2), "two bundles");
+            }
             let moved = pool.all_positions().iter().filter(|p| p.y > 0.0).count();
             assert!(
                 moved > 0,
