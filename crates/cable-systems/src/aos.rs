@@ -116,11 +116,12 @@ impl Store<f32> for AosCable {
     #[inline(always)]
     fn rigid(&self, i: usize, span: usize) -> Rigid<f32> {
         let (a, b) = (&self.particles[i], &self.particles[i + span]);
-        let mut c = Rigid::new(a.inv_mass, b.inv_mass, self.rest(i, span));
-        let linked = self.linked(i, span);
-        c.ma &= linked;
-        c.mb &= linked;
-        c
+        Rigid::new(
+            a.inv_mass,
+            b.inv_mass,
+            self.rest(i, span),
+            self.linked(i, span),
+        )
     }
     #[inline(always)]
     fn soft(&self, i: usize, span: usize, alpha_t: f32) -> Soft<f32> {

@@ -19,35 +19,45 @@ use crate::layout::Stages;
 use crate::params::SolverParams;
 
 /// Constants of one rigid constraint between particles `i` and `i + span`,
-/// derived from the inverse masses `wa`, `wb` and the rest length.
+/// derived from the inverse masses `wa`, `wb` and the rest length. Which
+/// ends move is read from the weights (a weight is zero exactly when its
+/// end does not move), so a row of 32 lanes is 384 bytes, not 640 with two
+/// masks: one substep per frame streams every row from memory.
 #[derive(Clone, Copy, Debug)]
 pub struct Rigid<L: Lane> {
     /// Rest length, metres.
     pub rest: L,
-    /// `-(wa / (wa + wb))`, 0 when both are pinned.
+    /// `-(wa / (wa + wb))` where particle a moves, else 0.
     pub nka: L,
-    /// `wb / (wa + wb)`, 0 when both are pinned.
+    /// `wb / (wa + wb)` where particle b moves, else 0.
     pub kb: L,
-    /// Particle a moves (`wa + wb > 0 && wa > 0`).
-    pub ma: L::M,
-    /// Particle b moves.
-    pub mb: L::M,
 }
 
 impl<L: Lane> Rigid<L> {
-    /// The constants of a constraint of length `rest` between inverse masses `wa`, `wb`.
+    /// The constants of a constraint of length `rest` between inverse
+    /// masses `wa`, `wb`, on in the lanes of `linked` (a torn segment's is
+    /// off): an end moves where the constraint is on, its inverse mass is
+    /// positive and the sum of both is.
     #[inline(always)]
-    pub fn new(wa: L, wb: L, rest: L) -> Self {
+    pub fn new(wa: L, wb: L, rest: L, linked: L::M) -> Self {
         let zero = L::splat(0.0);
         let wsum = wa + wb;
-        let live = zero.lt(wsum);
+        let on = zero.lt(wsum) & linked;
         Self {
             rest,
-            nka: (wa / wsum).neg().keep(live),
-            kb: (wb / wsum).keep(live),
-            ma: live & zero.lt(wa),
-            mb: live & zero.lt(wb),
+            nka: (wa / wsum).neg().keep(on & zero.lt(wa)),
+            kb: (wb / wsum).keep(on & zero.lt(wb)),
         }
+    }
+
+    /// The lanes where particle a moves, and where b does: their weights
+    /// are not zero. (A positive inverse mass so much smaller than the
+    /// other that its weight rounds to zero counts as pinned: its share of
+    /// a correction would round to nothing anyway.)
+    #[inline(always)]
+    pub fn moves(&self) -> (L::M, L::M) {
+        let zero = L::splat(0.0);
+        (!self.nka.eq(zero), !self.kb.eq(zero))
     }
 }
 
@@ -562,8 +572,9 @@ pub fn project_rigid<L: Lane>(a: &mut V3<L>, b: &mut V3<L>, c: &Rigid<L>) {
     let len = d.length();
     let live = !len.le(L::splat(MIN_SEGMENT_LENGTH));
     let err = (len - c.rest) / len;
-    *a = *a - d.scale(c.nka * err).keep(live & c.ma);
-    *b = *b - d.scale(c.kb * err).keep(live & c.mb);
+    let (ma, mb) = c.moves();
+    *a = *a - d.scale(c.nka * err).keep(live & ma);
+    *b = *b - d.scale(c.kb * err).keep(live & mb);
 }
 
 /// The XPBD projection (Macklin et al. 2016) with multiplier `lambda`.
@@ -710,7 +721,8 @@ fn sweep_rigid_tracked<L: Lane, S: Store<L>>(s: &mut S) {
 fn track_rigid<L: Lane, S: Store<L>>(s: &mut S, i: usize, a: V3<L>, b: V3<L>, c: &Rigid<L>) {
     let d = b - a;
     let len = d.length();
-    let live = !len.le(L::splat(MIN_SEGMENT_LENGTH)) & (c.ma | c.mb);
+    let (ma, mb) = c.moves();
+    let live = !len.le(L::splat(MIN_SEGMENT_LENGTH)) & (ma | mb);
     let dl = (len - c.rest).neg() / (s.w(i) + s.w(i + 1));
     let l = s.lambda(1, i);
     s.set_lambda(1, i, L::select(live, l + dl, l));
@@ -795,15 +807,12 @@ impl Store<f32> for cable_core::CableMut<'_> {
     }
     #[inline(always)]
     fn rigid(&self, i: usize, span: usize) -> Rigid<f32> {
-        let mut c = Rigid::new(
+        Rigid::new(
             self.inv_mass[i],
             self.inv_mass[i + span],
             span_rest(self.rest, i, span),
-        );
-        let linked = span_linked(self.row_const, i, span);
-        c.ma &= linked;
-        c.mb &= linked;
-        c
+            span_linked(self.row_const, i, span),
+        )
     }
     #[inline(always)]
     fn soft(&self, i: usize, span: usize, alpha_t: f32) -> Soft<f32> {

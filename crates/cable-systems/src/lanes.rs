@@ -458,10 +458,7 @@ impl<const W: usize> Bundle<W> {
                     c.m = c.m & m;
                     r.soft[k].push(c);
                 } else {
-                    let mut c = Rigid::new(wa, wb, l);
-                    c.ma = c.ma & m;
-                    c.mb = c.mb & m;
-                    r.rigid[k].push(c);
+                    r.rigid[k].push(Rigid::new(wa, wb, l, m));
                 }
             }
             r.lambda[k].resize(count, Fx::default());

@@ -143,7 +143,8 @@ pub fn solve_direct<L: Lane, S: Store<L>>(s: &mut S, b: &Block<L>, chain: &mut V
             (c.rest, c.m)
         } else {
             let c = s.rigid(j, 1);
-            (c.rest, c.ma | c.mb)
+            let (ma, mb) = c.moves();
+            (c.rest, ma | mb)
         };
         let live = !len.le(L::splat(MIN_SEGMENT_LENGTH)) & moves;
         row.n = d.div(len).keep(live);
