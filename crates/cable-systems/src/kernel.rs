@@ -27,9 +27,9 @@ use crate::params::SolverParams;
 pub struct Rigid<L: Lane> {
     /// Rest length, metres.
     pub rest: L,
-    /// `-(wa / (wa + wb))` where particle a moves, else 0.
+    /// `-(wa / (wa + wb))` where particle a moves, else ±0.
     pub nka: L,
-    /// `wb / (wa + wb)` where particle b moves, else 0.
+    /// `wb / (wa + wb)` where particle b moves, else ±0.
     pub kb: L,
 }
 
@@ -37,7 +37,8 @@ impl<L: Lane> Rigid<L> {
     /// The constants of a constraint of length `rest` between inverse
     /// masses `wa`, `wb`, on in the lanes of `linked` (a torn segment's is
     /// off): an end moves where the constraint is on, its inverse mass is
-    /// positive and the sum of both is.
+    /// positive and the sum of both is (see [`Rigid::moves`] for the
+    /// extremes where a weight is zero all the same).
     #[inline(always)]
     pub fn new(wa: L, wb: L, rest: L, linked: L::M) -> Self {
         let zero = L::splat(0.0);
@@ -51,9 +52,11 @@ impl<L: Lane> Rigid<L> {
     }
 
     /// The lanes where particle a moves, and where b does: their weights
-    /// are not zero. (A positive inverse mass so much smaller than the
-    /// other that its weight rounds to zero counts as pinned: its share of
-    /// a correction would round to nothing anyway.)
+    /// are not zero. An end whose weight rounds to zero though its inverse
+    /// mass is positive (inverse masses some 10⁴⁵ apart), or both ends when
+    /// `wa + wb` overflows to infinity, count as pinned: the segment then
+    /// leaves them exactly where they are (before 2026-11-26 they moved
+    /// by a signed zero, or became NaN with an infinite length).
     #[inline(always)]
     pub fn moves(&self) -> (L::M, L::M) {
         let zero = L::splat(0.0);
@@ -139,7 +142,9 @@ pub trait Store<L: Lane> {
     fn set_lambda_row(&mut self, i: usize, k: usize, l: L);
     /// Zeroes every row multiplier (start of a substep).
     fn reset_lambda_row(&mut self);
-    /// Called once per distance projection of a sweep, before it: a store
+    /// Called before each projection of a distance sweep and of a
+    /// compliant sweep (bending too), not by the rigid bending and
+    /// curvature sweeps: a store
     /// may ask the CPU for memory it will need next (`lanes8` asks for the
     /// next bundle's rows, a few lines at a time, so that memory traffic
     /// overlaps the sweep's latency-bound chain). A hint: it must change

@@ -157,8 +157,11 @@ type Spans = [(usize, usize); SPANS];
 
 /// Asks the CPU for the next bundle's rows while a bundle runs its last
 /// substep of the frame ([`Store::ahead`]): a few 64-byte lines per
-/// distance projection, spread so that the last is asked for about when
-/// the substep ends ([`crate::simd::prefetch`]).
+/// distance projection, spread so that all are asked for by the end of
+/// the substep (its `iterations × segments` distance projections; a
+/// block with compliant bending calls twice as often and is done by the
+/// middle) ([`crate::simd::prefetch`]). The first frame after a plan asks
+/// for nothing: the bundles' rows are made in that frame.
 ///
 /// With all substeps in one frame a bundle is hot in cache for all of
 /// them, and only its first touch waits on memory; with one substep per
@@ -1641,7 +1644,7 @@ mod tests {
     /// the same bits as the one-lane layout, with a bundle asking for the
     /// next one's rows (the other `unsafe` call, [`crate::simd::prefetch`]).
     /// Small enough for Miri, which passes it on the AVX2 path (2026-11-23;
-    /// with the prefetch, 2026-11-26):
+    /// with two frames, so that the prefetch runs, 2026-11-26):
     ///
     /// ```sh
     /// RUSTFLAGS="-C target-feature=+avx2" \
@@ -1687,10 +1690,15 @@ mod tests {
                 ..SolverParams::default()
             };
             let mut st = Stepper::with_layout(params, layout).expect("valid");
-            st.run_substeps(&mut pool, 4);
+            // Two frames: the second asks for rows made in the first.
+            let asked = simd::PREFETCHES.load(std::sync::atomic::Ordering::Relaxed);
+            st.run_substeps(&mut pool, 2);
+            st.run_substeps(&mut pool, 2);
             if layout == Layout::Lanes8 {
                 let w = st.layout_state().lanes();
                 assert_eq!((w.lane_cables(), w.lane_groups()), (6, 2), "two bundles");
+                let now = simd::PREFETCHES.load(std::sync::atomic::Ordering::Relaxed);
+                assert!(now > asked, "no bundle asked for the next one's rows");
             }
             let moved = pool.all_positions().iter().filter(|p| p.y > 0.0).count();
             assert!(

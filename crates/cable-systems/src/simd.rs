@@ -161,6 +161,8 @@ pub fn out_of_line<R>(f: impl FnOnce() -> R) -> R {
 /// cache instead of waiting on memory at each first touch.
 #[inline(always)]
 pub(crate) fn prefetch(addr: usize) {
+    #[cfg(test)]
+    PREFETCHES.fetch_add(1, Ordering::Relaxed);
     #[cfg(target_arch = "x86_64")]
     {
         use std::arch::x86_64::{_MM_HINT_T1, _mm_prefetch};
@@ -177,3 +179,8 @@ pub(crate) fn prefetch(addr: usize) {
     #[cfg(not(target_arch = "x86_64"))]
     let _ = addr;
 }
+
+/// Lines [`prefetch`] was asked for, in this process (tests check that the
+/// hint runs).
+#[cfg(test)]
+pub(crate) static PREFETCHES: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
