@@ -160,8 +160,9 @@ type Spans = [(usize, usize); SPANS];
 /// distance projection, spread so that all are asked for by the end of
 /// the substep (its `iterations × segments` distance projections; a
 /// block with compliant bending calls twice as often and is done by the
-/// middle) ([`crate::simd::prefetch`]). The first frame after a plan asks
-/// for nothing: the bundles' rows are made in that frame.
+/// middle) ([`crate::simd::prefetch`]). The addresses are taken before
+/// the frame's tasks run; a bundle that gathers in the frame may move its
+/// rows, and the hint then asks for stale lines: speed, never results.
 ///
 /// With all substeps in one frame a bundle is hot in cache for all of
 /// them, and only its first touch waits on memory; with one substep per
