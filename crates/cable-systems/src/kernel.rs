@@ -922,7 +922,7 @@ mod tests {
     use cable_core::{CableDesc, Collider, ParticlePool};
     use glam::Vec3;
 
-    use super::{Block, Scratch, Shared, substep};
+    use super::{Block, Rigid, Scratch, Shared, Soft, Store, V3, substep};
     use crate::layout::Stages;
     use crate::params::SolverParams;
 
@@ -1041,6 +1041,159 @@ mod tests {
                              compliance {soft}: \
                              bits differ (particles, then multipliers)"
                         );
+                    }
+                }
+            }
+        }
+    }
+
+    /// Counts [`Store::ahead`] calls, forwarding everything else.
+    struct Counting<'s, S> {
+        s: &'s mut S,
+        calls: usize,
+    }
+
+    impl<S: Store<f32>> Store<f32> for Counting<'_, S> {
+        fn rows(&self) -> usize {
+            self.s.rows()
+        }
+        fn pos(&self, i: usize) -> V3<f32> {
+            self.s.pos(i)
+        }
+        fn set_pos(&mut self, i: usize, p: V3<f32>) {
+            self.s.set_pos(i, p);
+        }
+        fn prev(&self, i: usize) -> V3<f32> {
+            self.s.prev(i)
+        }
+        fn set_prev(&mut self, i: usize, p: V3<f32>) {
+            self.s.set_prev(i, p);
+        }
+        fn carry(&self, i: usize) -> V3<f32> {
+            self.s.carry(i)
+        }
+        fn set_carry(&mut self, i: usize, c: V3<f32>) {
+            self.s.set_carry(i, c);
+        }
+        fn w(&self, i: usize) -> f32 {
+            self.s.w(i)
+        }
+        fn free(&self, i: usize) -> bool {
+            self.s.free(i)
+        }
+        fn rigid(&self, i: usize, span: usize) -> Rigid<f32> {
+            self.s.rigid(i, span)
+        }
+        fn soft(&self, i: usize, span: usize, alpha_t: f32) -> Soft<f32> {
+            self.s.soft(i, span, alpha_t)
+        }
+        fn lambda(&self, span: usize, i: usize) -> f32 {
+            self.s.lambda(span, i)
+        }
+        fn set_lambda(&mut self, span: usize, i: usize, l: f32) {
+            self.s.set_lambda(span, i, l);
+        }
+        fn reset_lambda(&mut self) {
+            self.s.reset_lambda();
+        }
+        fn tether(&self, i: usize, side: usize) -> (V3<f32>, f32, bool) {
+            self.s.tether(i, side)
+        }
+        fn curv(&self, i: usize) -> (f32, f32, bool) {
+            self.s.curv(i)
+        }
+        fn lambda_row(&self, i: usize, k: usize) -> f32 {
+            self.s.lambda_row(i, k)
+        }
+        fn set_lambda_row(&mut self, i: usize, k: usize, l: f32) {
+            self.s.set_lambda_row(i, k, l);
+        }
+        fn reset_lambda_row(&mut self) {
+            self.s.reset_lambda_row();
+        }
+        fn ahead(&mut self) {
+            self.calls += 1;
+        }
+    }
+
+    /// Every way a substep can solve calls [`Store::ahead`] at least
+    /// `iterations × segments` times, the budget `lanes8` spreads the next
+    /// bundle's rows over (`lanes::Ahead`): rigid, bending, compliant (with
+    /// compliant bending), curvature, tethers, tracked tension, the direct
+    /// solver, each in free air, on the ground (the wavefront with planes)
+    /// and by a ball (no wavefront), with the wavefront allowed or not. A
+    /// sweep that stopped calling it would leave lines unasked for: speed
+    /// lost, no value changed, so only this test sees it.
+    #[test]
+    fn every_solver_calls_the_hook_once_per_distance_projection() {
+        let ground = Collider::plane(Vec3::Y, -0.5).expect("a plane");
+        let ball = Collider::sphere(Vec3::new(2.0, 0.2, 1.0), 0.6).expect("a ball");
+        let scenes: [&[Collider]; 3] = [&[], &[ground], &[ground, ball]];
+        // (stiffness, compliance, bend_stiffness, tethers, tracked, direct)
+        let solvers = [
+            (false, 0.0, 0.0, false, false, false),
+            (true, 0.0, 0.0, false, false, false),
+            (false, 1e-4, 0.0, false, false, false),
+            (true, 1e-4, 0.0, false, false, false),
+            (false, 0.0, 0.5, false, false, false),
+            (false, 0.0, 0.0, true, false, false),
+            (false, 0.0, 0.0, false, true, false),
+            (false, 0.0, 0.0, false, false, true),
+        ];
+        for (n, colliders) in scenes.iter().enumerate() {
+            for &(stiff, compliance, bend, tethers, track, direct) in &solvers {
+                for wavefront in [false, true] {
+                    let mut pool = ParticlePool::new();
+                    for (k, segs) in SEGS.into_iter().enumerate() {
+                        let z = 0.5 * k as f32;
+                        let (a, b) = (Vec3::new(0.0, 0.0, z), Vec3::new(4.0, 0.5, z));
+                        let mut desc = CableDesc::line(a, b, 6.0, segs).expect("a valid cable");
+                        desc.attach_end = k % 2 == 0;
+                        desc.params.radius = 0.05;
+                        desc.params.stiffness = stiff;
+                        desc.params.compliance = compliance;
+                        desc.params.bend_stiffness = bend;
+                        desc.params.tethers = tethers;
+                        desc.params.iterations = Some(1 + (k as u32 * 3) % 8);
+                        pool.add_cable(&desc).expect("room for the cable");
+                    }
+                    for c in *colliders {
+                        pool.colliders_mut().add(*c);
+                    }
+                    let params = SolverParams {
+                        friction: 0.3,
+                        solver: if direct {
+                            crate::params::Solver::Direct
+                        } else {
+                            crate::params::Solver::default()
+                        },
+                        ..SolverParams::default()
+                    };
+                    let mut scratch = Scratch::<f32>::default();
+                    for frame in 0..40 {
+                        pool.colliders_mut().prepare();
+                        let cols = pool.columns_mut();
+                        let set = cols.colliders();
+                        let mut sh = Shared::new(&params, set, Stages::default());
+                        sh.wavefront = wavefront;
+                        sh.track = track;
+                        for (k, mut c) in cols.into_cables().enumerate() {
+                            let b = Block::of_cable(c.params, c.attach, c.pos.len(), &params);
+                            let mut counted = Counting {
+                                s: &mut c,
+                                calls: 0,
+                            };
+                            substep(&mut counted, &b, &sh, &mut scratch);
+                            let want = b.iterations as usize * (counted.rows() - 1);
+                            assert!(
+                                counted.calls >= want,
+                                "scene {n}, (stiffness, compliance, bend, tethers, tracked, \
+                                 direct) {:?}, wavefront {wavefront}, frame {frame}, cable {k}: \
+                                 {} calls, want at least {want}",
+                                (stiff, compliance, bend, tethers, track, direct),
+                                counted.calls
+                            );
+                        }
                     }
                 }
             }

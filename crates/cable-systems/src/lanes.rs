@@ -227,9 +227,9 @@ const LINE: usize = 64;
 
 impl<const W: usize> Rows<W> {
     /// What a substep of these rows first touches, where it is (see
-    /// [`Spans`]): the particle state, the distance constraints and their
-    /// multipliers.
-    fn spans(&self) -> Spans {
+    /// [`Spans`]): the particle state, the distance constraints and, if
+    /// the substep uses them (`multipliers`), their multipliers.
+    fn spans(&self, multipliers: bool) -> Spans {
         fn span<T>(v: &[T]) -> (usize, usize) {
             (v.as_ptr().addr(), std::mem::size_of_val(v))
         }
@@ -240,7 +240,11 @@ impl<const W: usize> Rows<W> {
             span(&self.free),
             span(&self.rigid[0]),
             span(&self.soft[0]),
-            span(&self.lambda[0]),
+            if multipliers {
+                span(&self.lambda[0])
+            } else {
+                (0, 0)
+            },
         ]
     }
 }
@@ -977,6 +981,23 @@ impl LanesWorld {
 }
 
 impl Held {
+    /// Fills [`Held::next`]: each bundle's successor's rows, for its last
+    /// substep to ask for ([`Ahead`]), the multipliers among them where
+    /// that bundle's substep uses them (compliance, tracked tension, or
+    /// `multipliers` for every bundle: tension tracked for all, the direct
+    /// solver). Addresses only, a hint: a bundle that gathers this frame
+    /// may move its rows, which costs that frame's hint and nothing else.
+    fn plan_ahead(&mut self, multipliers: bool) {
+        self.next.clear();
+        self.next.extend(
+            self.bundles
+                .iter()
+                .skip(1)
+                .map(|b| each!(b, b => b.rows.spans(multipliers || b.key.soft || b.block.track))),
+        );
+        self.next.push(Spans::default());
+    }
+
     /// Marks what the cables edited alone since the last [`advance`]
     /// need: their particles re-read ([`Bundle::stale`]), or their bundle
     /// gathered again ([`Bundle::regather`]) when their constants changed.
@@ -1177,18 +1198,7 @@ pub fn advance(
     held.synced_attach = pool.attachment_revision();
     held.track = track;
     held.written = eager;
-    // Each bundle's successor's rows, for its last substep to ask for
-    // (addresses only, a hint: a bundle that gathers this frame may move
-    // its rows, which costs that frame's hint and nothing else).
-    let Held { bundles, next, .. } = &mut *held;
-    next.clear();
-    next.extend(
-        bundles
-            .iter()
-            .skip(1)
-            .map(|b| each!(b, b => b.rows.spans())),
-    );
-    next.push(Spans::default());
+    held.plan_ahead(track || params.solver == crate::params::Solver::Direct);
     let columns = pool.columns_mut();
     let mut sh = Shared::new(params, columns.colliders(), stages);
     sh.track = track;
@@ -1265,7 +1275,7 @@ mod tests {
     use cable_core::{CableDesc, Collider, End, ParticlePool};
     use glam::Vec3;
 
-    use super::{LanesWorld, Views, recycle};
+    use super::{AnyBundle, Held, LanesWorld, SPANS, Spans, Views, recycle};
     use crate::simd::{self, Simd};
     use crate::{Layout, SolverParams, Stepper};
 
@@ -1640,12 +1650,67 @@ mod tests {
         );
     }
 
+    /// Each bundle asks for its successor's rows ([`Held::plan_ahead`]):
+    /// bundle `i`'s spans are bundle `i + 1`'s arrays, the last bundle's are
+    /// empty, and the multipliers are among them exactly where the next
+    /// bundle's substep uses them (compliant cables here). A hint pointed
+    /// at the wrong bundle would change no result, so only this catches it.
+    #[test]
+    fn each_bundle_asks_for_the_next_ones_rows() {
+        let mut pool = ParticlePool::new();
+        // Three keys, three bundles: 8 rigid cables of 4 segments (one lane
+        // group), 8 compliant of 5 (one), 32 rigid of 3 (four groups).
+        for (k, (count, segs, compliance)) in [(8, 4, 0.0), (8, 5, 1.0e-3), (32, 3, 0.0)]
+            .into_iter()
+            .enumerate()
+        {
+            for c in 0..count {
+                let z = (k * 40 + c) as f32 * 0.3;
+                let (a, b) = (Vec3::new(0.0, 0.0, z), Vec3::new(2.0, 0.0, z));
+                let mut d = CableDesc::line(a, b, 2.5, segs).expect("valid");
+                d.params.compliance = compliance;
+                pool.add_cable(&d).expect("fits");
+            }
+        }
+        let mut st = Stepper::with_layout(SolverParams::default(), Layout::Lanes8).expect("valid");
+        // Two frames: the second plans with the rows the first made.
+        st.run_substeps(&mut pool, 1);
+        st.run_substeps(&mut pool, 1);
+        let back = pool.reclaim_state().expect("the lanes lent their state");
+        let held: Box<Held> = back.holder.into_any().downcast().expect("a Held");
+        assert_eq!(held.bundles.len(), 3, "three bundles");
+        assert_eq!(held.next.len(), 3, "one hint per bundle");
+        for (i, hint) in held.next.iter().enumerate() {
+            let Some(b) = held.bundles.get(i + 1) else {
+                assert_eq!(*hint, Spans::default(), "the last bundle asks for nothing");
+                continue;
+            };
+            let (rows, soft) = each!(b, b => (b.rows.spans(true), b.key.soft));
+            assert!(rows[0].1 > 0, "bundle {} has rows", i + 1);
+            for (k, (&got, &want)) in hint.iter().zip(&rows).enumerate() {
+                // The multipliers (the last span) only where used.
+                let want = if k + 1 == SPANS && !soft {
+                    (0, 0)
+                } else {
+                    want
+                };
+                assert_eq!(got, want, "bundle {i}'s hint, span {k}");
+            }
+        }
+        // Not vacuous: one successor is compliant, one is not.
+        let soft: Vec<bool> = held.bundles[1..]
+            .iter()
+            .map(|b| each!(b, b => b.key.soft))
+            .collect();
+        assert!(soft.contains(&true) && soft.contains(&false), "{soft:?}");
+    }
+
     /// The AVX2 path (an `unsafe` call, in [`crate::simd::Avx2::run`],
     /// for the kernel and the contact passes) and the baseline path give
     /// the same bits as the one-lane layout, with a bundle asking for the
     /// next one's rows (the other `unsafe` call, [`crate::simd::prefetch`]).
     /// Small enough for Miri, which passes it on the AVX2 path (2026-11-23;
-    /// its one-frame version with the prefetch, 2026-11-26, in 1,163 s):
+    /// this two-frame version with the prefetch, 2026-11-26, in 1,166 s):
     ///
     /// ```sh
     /// RUSTFLAGS="-C target-feature=+avx2" \
