@@ -1,7 +1,8 @@
 //! A newcomer follows the README: every relative link and image in
 //! `README.md` and `docs/*.md` must lead to a file of the repository, and
 //! every repository path the text names in backticks (`examples/…`,
-//! `docs/…`, `crates/…`) must exist.
+//! `docs/…`, `crates/…`) must exist, and the scene files its benchmark
+//! commands run must load and run.
 
 use std::path::{Component, Path, PathBuf};
 
@@ -196,4 +197,42 @@ fn the_checker_finds_a_missing_file_an_escape_and_a_missing_code_path() {
     assert!(broken[0].contains("docs/missing.md") && broken[0].contains("does not exist"));
     assert!(broken[1].contains("outside the repository"));
     assert!(broken[2].contains("examples/nope.rs"));
+}
+
+/// The scene files the README's benchmark commands run
+/// (`benches/scenes/*.json`) load as scenes, build their pools, and step
+/// a second (60 frames) with every particle finite: a command the README
+/// gives does what it says rather than stopping at a parse error.
+#[test]
+fn the_bench_scenes_load_and_run() {
+    use cable::Scene;
+    use cable::systems::{Layout, Stepper};
+    let dir = root().join("benches/scenes");
+    let mut n = 0;
+    for entry in std::fs::read_dir(&dir).expect("benches/scenes is readable") {
+        let path = entry.expect("benches/scenes entry").path();
+        if path.extension().is_none_or(|e| e != "json") {
+            continue;
+        }
+        let text = std::fs::read_to_string(&path).expect("a readable scene");
+        let scene = Scene::from_json(&text)
+            .unwrap_or_else(|e| panic!("{}: not a valid scene: {e}", path.display()));
+        let (mut pool, _) = scene
+            .build_pool()
+            .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        let mut stepper = Stepper::with_layout(scene.params, Layout::Lanes8)
+            .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        for _ in 0..60 {
+            stepper
+                .advance(&mut pool, 1.0 / 60.0)
+                .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        }
+        assert!(
+            pool.all_positions().iter().all(|p| p.is_finite()),
+            "{}: a particle is not finite after 1 s",
+            path.display()
+        );
+        n += 1;
+    }
+    assert!(n >= 3, "only {n} scenes found in {}", dir.display());
 }
