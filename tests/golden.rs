@@ -12,7 +12,7 @@
 //! message why the results changed.
 
 use cable::core::{CableDesc, Collider, End, ParticlePool};
-use cable::systems::simd::{self, Simd};
+use cable::systems::simd;
 use cable::systems::{Layout, Solver, SolverParams, Stepper};
 use glam::{Quat, Vec3};
 
@@ -189,10 +189,7 @@ fn run(name: &str, layout: Layout) -> u64 {
 #[test]
 fn feature_scenes_match_their_golden_hashes_on_every_layout_and_simd_path() {
     let mint = std::env::var_os("GOLDEN_MINT").is_some();
-    let mut paths = vec![Simd::Baseline];
-    if simd::detected() == Simd::Avx2 {
-        paths.push(Simd::Avx2);
-    }
+    let paths = simd::available();
     for (name, want) in GOLDEN {
         let mut got = Vec::new();
         for layout in Layout::ALL {

@@ -79,6 +79,10 @@ fn bench_refuses_bad_input_with_one_line_and_exit_2() {
         ),
         (&["bench", "--iterations", "0"][..], "error: --iterations:"),
         (
+            &["bench", "--simd", "neon"][..],
+            "error: --simd: unknown path `neon`; available: auto, baseline, avx2, avx512",
+        ),
+        (
             &["bench", "--cables", "100000000", "--segments", "100"][..],
             "error: --cables:",
         ),

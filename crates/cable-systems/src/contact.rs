@@ -57,7 +57,7 @@ use crate::lane::{Bounds, Lane, M3, Mask, V3};
 use crate::narrow::{
     core_segment, crosses_segment, point_contact_l, segment_contact_l, support_gap, sweep_point_l,
 };
-use crate::simd::Avx2;
+use crate::simd::Wide;
 
 /// `touch` of a particle no collider pushed this substep.
 const NONE: f32 = -1.0;
@@ -160,7 +160,7 @@ pub struct Contacts<L: Lane> {
     /// reads them).
     friction: bool,
     /// The path the contact passes run on this substep (the kernel's).
-    avx2: Option<Avx2>,
+    wide: Option<Wide>,
 }
 
 #[inline(always)]
@@ -387,9 +387,9 @@ impl<L: Lane> Contacts<L> {
         st: &mut S,
         b: &Block<L>,
         set: &ColliderSet,
-        avx2: Option<Avx2>,
+        wide: Option<Wide>,
     ) -> bool {
-        self.avx2 = avx2;
+        self.wide = wide;
         self.friction = b.friction;
         self.cands.clear();
         self.cand_m.clear();
@@ -404,7 +404,7 @@ impl<L: Lane> Contacts<L> {
         // extractions and branches; 8 % of the plane-only scene's samples
         // against 2 % for each of the other two axes).
         let (x, y, z) = L::out_of_line(
-            avx2,
+            wide,
             #[inline(always)]
             || {
                 (
@@ -485,7 +485,7 @@ impl<L: Lane> Contacts<L> {
         }
         if self.solids {
             L::out_of_line(
-                avx2,
+                wide,
                 #[inline(always)]
                 || self.sweep(st, b, world),
             );
@@ -774,21 +774,21 @@ impl<L: Lane> Contacts<L> {
                 if let Some(core) = core {
                     self.uncross(st, b, col, ci, core);
                 }
-                let (avx2, cm) = (self.avx2, self.cand_m[ci]);
+                let (wide, cm) = (self.wide, self.cand_m[ci]);
                 let groups = (0..L::GROUPS).filter(|&g| L::group_m(cm, g).any());
                 if groups.clone().count() < L::GROUPS {
                     // A shape near a few cables of a wide block (a ball
                     // under two of 32): only their lane groups do its work.
                     for g in groups {
                         L::G::out_of_line(
-                            avx2,
+                            wide,
                             #[inline(always)]
                             || self.project_shape(st, b, col, ci, OneGroup(g)),
                         );
                     }
                 } else {
                     L::out_of_line(
-                        avx2,
+                        wide,
                         #[inline(always)]
                         || self.project_shape(st, b, col, ci, All),
                     );
@@ -1092,7 +1092,7 @@ impl<L: Lane> Contacts<L> {
     pub fn finish<S: Store<L>>(&mut self, st: &mut S, b: &Block<L>, set: &ColliderSet) {
         if b.friction {
             L::out_of_line(
-                self.avx2,
+                self.wide,
                 #[inline(always)]
                 || self.friction(st, set.prepared(), b.mu),
             );

@@ -278,9 +278,10 @@ pub struct Shared<'a> {
     pub track: bool,
     /// The substep squared, s².
     pub h2: f32,
-    /// The contact passes run on AVX2 ([`crate::simd::Avx2`]); set from
+    /// The contact passes run on a path wider than the baseline
+    /// ([`crate::simd::Wide`]); set from
     /// [`crate::simd::active`], like the lane loops' path.
-    pub avx2: Option<crate::simd::Avx2>,
+    pub wide: Option<crate::simd::Wide>,
     /// Blocks of at most [`WAVEFRONT_MAX_WIDTH`] lanes run their distance
     /// sweeps' iterations as a wavefront where they can (see [`substep`]);
     /// `false` runs them one after another. Both give the same results,
@@ -298,7 +299,7 @@ impl<'a> Shared<'a> {
             direct: params.solver == crate::params::Solver::Direct,
             track: false,
             h2: params.substep * params.substep,
-            avx2: crate::simd::Avx2::active(),
+            wide: crate::simd::Wide::active(),
             wavefront: true,
         }
     }
@@ -354,7 +355,7 @@ pub fn substep<L: Lane, S: Store<L>>(
     if sh.stages.integrate {
         integrate(s, b);
     }
-    let touching = sh.stages.collide && scratch.contacts.find(s, b, sh.colliders, sh.avx2);
+    let touching = sh.stages.collide && scratch.contacts.find(s, b, sh.colliders, sh.wide);
     if !sh.stages.constraints && !touching {
         return;
     }

@@ -83,10 +83,10 @@ pub trait Lane:
     /// Sets lane `i`.
     fn set_lane(&mut self, i: usize, v: f32);
     /// Runs `f` out of line, compiled for the wide kernel's SIMD path:
-    /// on AVX2 when `avx2` is `Some` and these lanes are wide
-    /// ([`crate::simd::Avx2::on_path`]); one lane gains nothing from wider
+    /// on the path `wide` when it is `Some` and these lanes are wide
+    /// ([`crate::simd::Wide::on_path`]); one lane gains nothing from wider
     /// registers, so its one copy is the baseline's.
-    fn out_of_line<R>(avx2: Option<crate::simd::Avx2>, f: impl FnOnce() -> R) -> R;
+    fn out_of_line<R>(wide: Option<crate::simd::Wide>, f: impl FnOnce() -> R) -> R;
 
     /// One group of [`GROUP`] lanes of this type (this type itself when it
     /// is no wider): work that concerns a few lanes of a wide block, such
@@ -160,7 +160,7 @@ impl Mask for bool {
 
 impl Lane for f32 {
     #[inline(always)]
-    fn out_of_line<R>(_: Option<crate::simd::Avx2>, f: impl FnOnce() -> R) -> R {
+    fn out_of_line<R>(_: Option<crate::simd::Wide>, f: impl FnOnce() -> R) -> R {
         crate::simd::out_of_line(f)
     }
     type G = f32;
@@ -356,8 +356,8 @@ impl<const N: usize> Fx<N> {
 
 impl<const N: usize> Lane for Fx<N> {
     #[inline(always)]
-    fn out_of_line<R>(avx2: Option<crate::simd::Avx2>, f: impl FnOnce() -> R) -> R {
-        crate::simd::Avx2::on_path(avx2, f)
+    fn out_of_line<R>(wide: Option<crate::simd::Wide>, f: impl FnOnce() -> R) -> R {
+        crate::simd::Wide::on_path(wide, f)
     }
     type G = Fx<GROUP>;
     const GROUPS: usize = N / GROUP;

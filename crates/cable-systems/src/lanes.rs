@@ -552,15 +552,16 @@ impl<const W: usize> Bundle<W> {
     /// rows stay the cables' state: nothing is copied back to the pool
     /// until something reads it ([`Held::write_back`]).
     ///
-    /// On AVX2 the kernel is inlined into a function compiled for it
-    /// ([`crate::simd::Avx2::run`]): its `Fx` loops become 256-bit instructions.
+    /// On AVX2 or AVX-512 the kernel is inlined into a function compiled
+    /// for it ([`crate::simd::Wide::run`]): its `Fx` loops become 256-bit
+    /// instructions.
     /// Same IEEE operations, bitwise the same results.
     ///
     /// The last substep asks the CPU for `next`, the rows of the bundle
     /// this task most likely runs next ([`Ahead`]).
     fn run(&mut self, sh: &Shared<'_>, n: u32, next: &Spans) {
-        match sh.avx2 {
-            Some(avx2) => avx2.run(
+        match sh.wide {
+            Some(wide) => wide.run(
                 #[inline(always)]
                 || self.run_inline(sh, n, next),
             ),
@@ -1276,7 +1277,7 @@ mod tests {
     use glam::Vec3;
 
     use super::{AnyBundle, Held, LanesWorld, SPANS, Spans, Views, recycle};
-    use crate::simd::{self, Simd};
+    use crate::simd;
     use crate::{Layout, SolverParams, Stepper};
 
     /// The same positions, bit for bit.
@@ -1705,7 +1706,7 @@ mod tests {
         assert!(soft.contains(&true) && soft.contains(&false), "{soft:?}");
     }
 
-    /// The AVX2 path (an `unsafe` call, in [`crate::simd::Avx2::run`],
+    /// The AVX2 and AVX-512 paths (`unsafe` calls, in [`crate::simd::Wide::run`],
     /// for the kernel and the contact passes) and the baseline path give
     /// the same bits as the one-lane layout, with a bundle asking for the
     /// next one's rows (the other `unsafe` call, [`crate::simd::prefetch`]).
@@ -1774,11 +1775,10 @@ mod tests {
             pool.all_positions().to_vec()
         };
         let want = run(Layout::Soa);
-        let mut paths = vec![Simd::Baseline];
-        if simd::detected() == Simd::Avx2 {
-            paths.push(Simd::Avx2);
-        }
-        for path in paths {
+        let _one_at_a_time = simd::tests::FORCING
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        for path in simd::available() {
             simd::force(Some(path));
             let got = run(Layout::Lanes8);
             simd::force(None);

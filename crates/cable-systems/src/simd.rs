@@ -3,10 +3,17 @@
 //!
 //! The kernel's lane types ([`crate::lane::Fx`]) are plain arrays, so the
 //! same source compiles to SSE2 (the x86-64 baseline) and, inside a
-//! function marked `#[target_feature(enable = "avx2")]`, to 256-bit AVX2.
-//! Both paths perform the same IEEE operations (no fused multiply-add), so
-//! their results are bitwise equal; tests force each path with
-//! [`force`].
+//! function marked `#[target_feature(enable = ...)]`, to 256-bit AVX2 or
+//! to AVX-512 (F and VL) on the same 256-bit lanes. All paths perform the
+//! same IEEE operations (no fused multiply-add: Rust never contracts a
+//! multiply and an add), so their results are bitwise equal; tests force
+//! each path with [`force`].
+//!
+//! The AVX-512 path keeps the lanes 256 bits wide: what it gains is the
+//! instruction set's 32 vector registers (AVX2 has 16), so the distance
+//! sweep's four lane groups in flight stay in registers, and mask
+//! registers for the selects. See the README's Performance section for
+//! what each path measures.
 
 use std::sync::atomic::{AtomicU8, Ordering};
 
@@ -17,15 +24,57 @@ pub enum Simd {
     Baseline,
     /// 256-bit AVX2, when the CPU has it.
     Avx2,
+    /// AVX-512 F and VL on 256-bit lanes, when the CPU has them (and
+    /// AVX2).
+    Avx512,
 }
 
 impl Simd {
-    /// The name used by `cable bench --simd`: `baseline` or `avx2`.
+    /// Every path, slowest first.
+    pub const ALL: [Simd; 3] = [Simd::Baseline, Simd::Avx2, Simd::Avx512];
+
+    /// The name used by `cable bench --simd`: `baseline`, `avx2` or
+    /// `avx512`.
     #[must_use]
     pub fn name(self) -> &'static str {
         match self {
             Simd::Baseline => "baseline",
             Simd::Avx2 => "avx2",
+            Simd::Avx512 => "avx512",
+        }
+    }
+
+    /// The path named `name` ([`Simd::name`]).
+    ///
+    /// # Example
+    /// ```
+    /// use cable_systems::simd::Simd;
+    /// assert_eq!(Simd::from_name("avx512"), Some(Simd::Avx512));
+    /// assert_eq!(Simd::from_name("neon"), None);
+    /// ```
+    #[must_use]
+    pub fn from_name(name: &str) -> Option<Simd> {
+        Simd::ALL.into_iter().find(|s| s.name() == name)
+    }
+
+    /// Whether the running CPU has this path's instructions.
+    #[must_use]
+    pub fn supported(self) -> bool {
+        #[cfg(target_arch = "x86_64")]
+        {
+            match self {
+                Simd::Baseline => true,
+                Simd::Avx2 => std::arch::is_x86_feature_detected!("avx2"),
+                Simd::Avx512 => {
+                    std::arch::is_x86_feature_detected!("avx2")
+                        && std::arch::is_x86_feature_detected!("avx512f")
+                        && std::arch::is_x86_feature_detected!("avx512vl")
+                }
+            }
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        {
+            self == Simd::Baseline
         }
     }
 }
@@ -33,33 +82,50 @@ impl Simd {
 const AUTO: u8 = 0;
 const BASELINE: u8 = 1;
 const AVX2: u8 = 2;
+const AVX512: u8 = 3;
 
 static FORCED: AtomicU8 = AtomicU8::new(AUTO);
 
 /// The best instruction set this CPU supports.
 #[must_use]
 pub fn detected() -> Simd {
-    #[cfg(target_arch = "x86_64")]
-    if std::arch::is_x86_feature_detected!("avx2") {
-        return Simd::Avx2;
-    }
-    Simd::Baseline
+    available().last().copied().unwrap_or(Simd::Baseline)
 }
 
-/// The instruction set the wide kernel uses now: the one [`force`]d, else
-/// [`detected`].
+/// Every path this CPU can run, slowest first (the baseline always).
+///
+/// # Example
+/// ```
+/// use cable_systems::simd::{self, Simd};
+/// let paths = simd::available();
+/// assert_eq!(paths[0], Simd::Baseline);
+/// assert_eq!(paths.last(), Some(&simd::detected()));
+/// ```
+#[must_use]
+pub fn available() -> Vec<Simd> {
+    Simd::ALL.into_iter().filter(|s| s.supported()).collect()
+}
+
+/// The instruction set the wide kernel uses now: the one [`force`]d, when
+/// the CPU has it, else [`detected`].
 #[must_use]
 pub fn active() -> Simd {
-    match FORCED.load(Ordering::Relaxed) {
+    let forced = match FORCED.load(Ordering::Relaxed) {
         BASELINE => Simd::Baseline,
-        AVX2 if detected() == Simd::Avx2 => Simd::Avx2,
-        _ => detected(),
+        AVX2 => Simd::Avx2,
+        AVX512 => Simd::Avx512,
+        _ => return detected(),
+    };
+    if forced.supported() {
+        forced
+    } else {
+        detected()
     }
 }
 
 /// Forces an instruction set for the whole process (`None`: back to
 /// automatic), for tests and benchmarks that compare the paths. Forcing
-/// AVX2 on a CPU without it falls back to [`detected`]. Results do not
+/// a path the CPU lacks falls back to [`detected`]. Results do not
 /// change, only speed.
 ///
 /// # Example
@@ -75,40 +141,54 @@ pub fn force(simd: Option<Simd>) {
         None => AUTO,
         Some(Simd::Baseline) => BASELINE,
         Some(Simd::Avx2) => AVX2,
+        Some(Simd::Avx512) => AVX512,
     };
     FORCED.store(v, Ordering::Relaxed);
 }
 
-/// Proof that the running CPU has AVX2, and the one door to code compiled
-/// for it: [`Avx2::run`]. Only [`Avx2::active`] makes one, so safe code
-/// cannot hold one on a CPU without AVX2.
+/// Proof that the running CPU has a path wider than the baseline (AVX2,
+/// or AVX-512 F and VL), and the one door to code compiled for it:
+/// [`Wide::run`]. Only [`Wide::active`] makes one, so safe code cannot
+/// hold one on a CPU without its instructions.
 ///
-/// The wide kernel's lane loops are compiled for AVX2 by inlining them
-/// into a `#[target_feature(enable = "avx2")]` function; the contact
+/// The wide kernel's lane loops are compiled for the path by inlining
+/// them into a `#[target_feature(enable = ...)]` function; the contact
 /// passes, too large to inline into every kernel, go through this door one
 /// pass at a time ([`crate::contact::Contacts`]).
 ///
 /// # Example
 /// ```
-/// use cable_systems::simd::Avx2;
+/// use cable_systems::simd::Wide;
 /// let sum = |x: &[f32]| x.iter().sum::<f32>();
 /// let x = [1.0, 2.0, 3.0];
-/// // The same IEEE operations on either path: the same result.
-/// let on_path = Avx2::on_path(Avx2::active(), || sum(&x));
+/// // The same IEEE operations on every path: the same result.
+/// let on_path = Wide::on_path(Wide::active(), || sum(&x));
 /// assert_eq!(on_path, sum(&x));
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Avx2(());
+pub struct Wide(Simd);
 
-impl Avx2 {
-    /// `Some` when the wide kernel runs on AVX2 now ([`active`]).
+impl Wide {
+    /// `Some` when the wide kernel runs on a path wider than the baseline
+    /// now ([`active`]).
     #[must_use]
     pub fn active() -> Option<Self> {
-        (active() == Simd::Avx2).then_some(Self(()))
+        match active() {
+            Simd::Baseline => None,
+            // `active` returns only paths the CPU supports.
+            path => Some(Self(path)),
+        }
     }
 
-    /// Runs `f` compiled for AVX2: `f`'s body, and what it inlines, is
-    /// inlined into a function compiled with AVX2 enabled.
+    /// The path: [`Simd::Avx2`] or [`Simd::Avx512`].
+    #[must_use]
+    pub fn simd(self) -> Simd {
+        self.0
+    }
+
+    /// Runs `f` compiled for this path: `f`'s body, and what it inlines,
+    /// is inlined into a function compiled with the path's instructions
+    /// enabled.
     #[inline(always)]
     pub fn run<R>(self, f: impl FnOnce() -> R) -> R {
         #[cfg(target_arch = "x86_64")]
@@ -118,13 +198,30 @@ impl Avx2 {
             fn with_avx2<R>(f: impl FnOnce() -> R) -> R {
                 f()
             }
-            // SAFETY: `self` exists only when `active` saw the running CPU
-            // report AVX2 (`is_x86_feature_detected!`, through `detected`),
-            // the one precondition of calling a `#[target_feature(enable =
-            // "avx2")]` function.
-            #[allow(unsafe_code)]
-            unsafe {
-                with_avx2(f)
+            #[target_feature(enable = "avx2,avx512f,avx512vl")]
+            #[inline(never)]
+            fn with_avx512<R>(f: impl FnOnce() -> R) -> R {
+                f()
+            }
+            if self.0 == Simd::Avx512 {
+                // SAFETY: `self` holds `Avx512` only when `active` saw the
+                // running CPU report AVX2, AVX-512F and AVX-512VL
+                // (`is_x86_feature_detected!`, in `Simd::supported`), the
+                // one precondition of calling a function with those
+                // target features.
+                #[allow(unsafe_code)]
+                unsafe {
+                    with_avx512(f)
+                }
+            } else {
+                // SAFETY: `self` holds `Avx2` only when `active` saw the
+                // running CPU report AVX2 (`is_x86_feature_detected!`, in
+                // `Simd::supported`), the one precondition of calling a
+                // `#[target_feature(enable = "avx2")]` function.
+                #[allow(unsafe_code)]
+                unsafe {
+                    with_avx2(f)
+                }
             }
         }
         #[cfg(not(target_arch = "x86_64"))]
@@ -134,13 +231,13 @@ impl Avx2 {
         }
     }
 
-    /// Runs `f` out of line, on AVX2 when `avx2` is `Some`, else compiled
-    /// for the build's baseline: one copy of `f` per path, whatever the
-    /// number of call sites of the function that calls this.
+    /// Runs `f` out of line, on this path when `wide` is `Some`, else
+    /// compiled for the build's baseline: one copy of `f` per path,
+    /// whatever the number of call sites of the function that calls this.
     #[inline(always)]
-    pub fn on_path<R>(avx2: Option<Self>, f: impl FnOnce() -> R) -> R {
-        match avx2 {
-            Some(a) => a.run(f),
+    pub fn on_path<R>(wide: Option<Self>, f: impl FnOnce() -> R) -> R {
+        match wide {
+            Some(w) => w.run(f),
             None => out_of_line(f),
         }
     }
@@ -184,3 +281,38 @@ pub(crate) fn prefetch(addr: usize) {
 /// hint runs).
 #[cfg(test)]
 pub(crate) static PREFETCHES: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use super::{Simd, Wide, active, available, detected, force};
+
+    /// Held by the tests that [`force`] a path: the choice is the whole
+    /// process's, and a test reading it back must not see another's.
+    pub(crate) static FORCING: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+    /// Forcing a path the CPU has makes it the one the kernel runs on,
+    /// through the door of that path (not another wide one); forcing one
+    /// it lacks falls back to the best it has.
+    #[test]
+    fn forcing_a_path_runs_that_path() {
+        let _one_at_a_time = FORCING
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        for path in Simd::ALL {
+            force(Some(path));
+            let want = if path.supported() { path } else { detected() };
+            assert_eq!(active(), want, "{path:?}");
+            assert_eq!(
+                Wide::active().map(Wide::simd),
+                (want != Simd::Baseline).then_some(want),
+                "{path:?}"
+            );
+            force(None);
+        }
+        assert_eq!(active(), detected());
+        assert_eq!(available().last(), Some(&detected()));
+        for path in Simd::ALL {
+            assert_eq!(Simd::from_name(path.name()), Some(path));
+        }
+    }
+}

@@ -22,16 +22,26 @@ pub fn bench(a: &BenchArgs) -> Result<(), CliError> {
     };
     let simd = match a.simd.as_deref() {
         None | Some("auto") => None,
-        Some("baseline") => Some(Simd::Baseline),
-        Some("avx2") => Some(Simd::Avx2),
-        Some(other) => {
-            return Err(CliError::Usage(format!(
-                "--simd: unknown path `{other}`; available: auto, baseline, avx2"
-            )));
-        }
+        Some(name) => Some(Simd::from_name(name).ok_or_else(|| {
+            CliError::Usage(format!(
+                "--simd: unknown path `{name}`; available: auto, baseline, avx2, avx512"
+            ))
+        })?),
     };
-    if simd == Some(Simd::Avx2) && cable_systems::simd::detected() != Simd::Avx2 {
-        return Err(CliError::Usage("--simd: this CPU has no AVX2".to_owned()));
+    if let Some(path) = simd.filter(|p| !p.supported()) {
+        let what = match path {
+            Simd::Avx512 => "AVX-512 (F and VL)",
+            _ => "AVX2",
+        };
+        return Err(CliError::Usage(format!(
+            "--simd {}: this CPU has no {what}; it runs: {}",
+            path.name(),
+            cable_systems::simd::available()
+                .iter()
+                .map(|s| s.name())
+                .collect::<Vec<_>>()
+                .join(", ")
+        )));
     }
     cable_systems::simd::force(simd);
     let default_cables = match scene {
