@@ -89,7 +89,13 @@ static FORCED: AtomicU8 = AtomicU8::new(AUTO);
 /// The best instruction set this CPU supports.
 #[must_use]
 pub fn detected() -> Simd {
-    available().last().copied().unwrap_or(Simd::Baseline)
+    // Without a `Vec` ([`available`]): a frame asks, and a warmed-up step
+    // allocates nothing (`tests/alloc.rs`).
+    Simd::ALL
+        .into_iter()
+        .rev()
+        .find(|s| s.supported())
+        .unwrap_or(Simd::Baseline)
 }
 
 /// Every path this CPU can run, slowest first (the baseline always).
