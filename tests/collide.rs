@@ -400,8 +400,20 @@ fn long_run_of_cable_pile_on_colliders_stays_finite_and_bounded() {
     }
 }
 
+/// Cables of [`run_bits`]'s scene: three full 32-lane bundles and four
+/// cables left over, so the lanes layout splits bundles *and* one-lane
+/// cables across threads.
+const SPLIT_CABLES: usize = 100;
+
+/// Frames of [`run_bits`] (one substep each): a second, so every cable has
+/// fallen onto the sphere, the capsule or the moving box. (It was 200
+/// cables for 90 frames, 27 s of the CI's test run at the test profile's
+/// opt-level 1, for no more coverage.)
+const SPLIT_FRAMES: usize = 60;
+
 /// A scene big enough to be split across threads, with every collider type
-/// and a moving box; returns every position bit after 90 substeps.
+/// and a moving box; returns every position bit after [`SPLIT_FRAMES`]
+/// substeps.
 fn run_bits(threads: usize, far: bool) -> Vec<u32> {
     let mut pool = ParticlePool::new();
     let dy = if far { 1.0e4 } else { 0.0 };
@@ -424,8 +436,8 @@ fn run_bits(threads: usize, far: bool) -> Vec<u32> {
     ] {
         pool.colliders_mut().add(s.collider());
     }
-    for i in 0..200 {
-        let z = -3.0 + 0.03 * i as f32;
+    for i in 0..SPLIT_CABLES {
+        let z = -3.0 + 0.06 * i as f32;
         let mut d = CableDesc::line(Vec3::new(-4.0, 0.0, z), Vec3::new(4.0, 0.3, z), 9.0, 32)
             .expect("valid");
         d.attach_end = i % 3 == 0;
@@ -439,8 +451,8 @@ fn run_bits(threads: usize, far: bool) -> Vec<u32> {
         .expect("thread pool");
     let mut st = Stepper::new(params(0.4)).expect("valid");
     workers.install(|| {
-        for f in 0..90 {
-            let x = 3.0 - 0.02 * f as f32;
+        for f in 0..SPLIT_FRAMES {
+            let x = 3.0 - 0.03 * f as f32;
             pool.colliders_mut()
                 .set_pose(
                     moving,
@@ -461,6 +473,8 @@ fn run_bits(threads: usize, far: bool) -> Vec<u32> {
 #[test]
 fn results_byte_identical_with_1_and_2_threads_with_colliders() {
     let one = run_bits(1, false);
+    // Not vacuous: the colliders moved the cables.
+    assert_ne!(one, run_bits(1, true), "no collider touched a cable");
     assert_eq!(one, run_bits(2, false), "1 vs 2 threads differ");
     assert_eq!(one, run_bits(4, false), "1 vs 4 threads differ");
 }
@@ -471,8 +485,8 @@ fn colliders_far_from_every_cable_change_nothing() {
     // arithmetic of a pool without colliders.
     let far = run_bits(1, true);
     let mut pool = ParticlePool::new();
-    for i in 0..200 {
-        let z = -3.0 + 0.03 * i as f32;
+    for i in 0..SPLIT_CABLES {
+        let z = -3.0 + 0.06 * i as f32;
         let mut d = CableDesc::line(Vec3::new(-4.0, 0.0, z), Vec3::new(4.0, 0.3, z), 9.0, 32)
             .expect("valid");
         d.attach_end = i % 3 == 0;
@@ -481,7 +495,7 @@ fn colliders_far_from_every_cable_change_nothing() {
         pool.add_cable(&d).expect("fits");
     }
     let mut st = Stepper::new(params(0.4)).expect("valid");
-    for _ in 0..90 {
+    for _ in 0..SPLIT_FRAMES {
         st.advance(&mut pool, H).expect("valid dt");
     }
     let none: Vec<u32> = pool
