@@ -1,6 +1,6 @@
 //! What this machine's memory can move, for reading the one-substep-per-frame
-//! figures (README, Performance): one thread streaming over arrays larger
-//! than the caches, in the two patterns a one-substep frame has.
+//! figures (`docs/performance-history.md`): one thread streaming over
+//! arrays larger than the caches, in the two patterns a one-substep frame has.
 //!
 //! - **in place**: read and write every element of one array (the lane rows
 //!   a substep reads and writes back); traffic counts both directions;

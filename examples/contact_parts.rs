@@ -1,7 +1,8 @@
-//! What each part of the contact scene costs (README, Performance): the
-//! bench's 2,000 cables × 32 segments draped onto a ground plane and 20
-//! spheres, timed with no colliders, the plane alone, the spheres alone and
-//! both, with and without friction, on the `lanes8` layout.
+//! What each part of the contact scene costs (the measurements are in
+//! `docs/performance-history.md`): the bench's 2,000 cables × 32 segments
+//! draped onto a ground plane and 20 spheres, timed with no colliders, the
+//! plane alone, the spheres alone and both, with and without friction, on
+//! the `lanes8` layout.
 //!
 //! Each case first runs 120 substeps (2 s) so the cables lie on the ground,
 //! then times 120 more in one frame; the rounds interleave the cases so a

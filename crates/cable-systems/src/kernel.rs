@@ -580,7 +580,7 @@ pub fn integrate<L: Lane, S: Store<L>>(s: &mut S, b: &Block<L>) {
 /// NaN too, where three masks per end kept it out before 2026-11-26.)
 /// Six fewer mask operations per lane group and projection: the 32-lane
 /// sweep runs out of registers, and each of them cost spills too (see the
-/// README's Performance section).
+/// performance history, `docs/performance-history.md`).
 #[inline(always)]
 pub fn project_rigid<L: Lane>(a: &mut V3<L>, b: &mut V3<L>, c: &Rigid<L>) {
     let d = *b - *a;

@@ -14,8 +14,9 @@
 //!
 //! [`Fx`] is a plain array with element-wise loops: LLVM turns them into
 //! whatever vector instructions the surrounding function may use, so the
-//! same code runs as SSE2 in the default build and as AVX2 inside a
-//! function compiled for it ([`crate::simd`] picks one at run time).
+//! same code runs as SSE2 in the default build and as AVX2 or AVX-512
+//! inside a function compiled for it ([`crate::simd`] picks one at run
+//! time).
 
 use std::ops::{Add, BitAnd, BitOr, Div, Mul, Not, Sub};
 

@@ -170,7 +170,7 @@ type Spans = [(usize, usize); SPANS];
 /// the scene's rows, larger than the caches, stream from memory every
 /// frame. The sweeps are a chain of square roots and divisions whose
 /// latency leaves the memory system idle: filled with the next bundle's
-/// lines, the two overlap (see the README's Performance section for the
+/// lines, the two overlap (see `docs/performance-history.md` for the
 /// measurement).
 #[derive(Clone, Debug, Default)]
 struct Ahead {
@@ -587,7 +587,7 @@ impl<const W: usize> Bundle<W> {
     /// a store to a cold line waits for its line: so the bundle's
     /// destination lines are first read, all at once, which keeps many
     /// misses in flight (about 7 % off a frame that wrote back every
-    /// substep, see the README's Performance section).
+    /// substep, see `docs/performance-history.md`).
     #[inline(never)]
     fn scatter(&self, dst: &mut impl Dst, track: bool) {
         let r = &self.rows;
