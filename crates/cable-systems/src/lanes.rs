@@ -1709,14 +1709,15 @@ mod tests {
     /// The AVX2 and AVX-512 paths (`unsafe` calls, in [`crate::simd::Wide::run`],
     /// for the kernel and the contact passes) and the baseline path give
     /// the same bits as the one-lane layout, with a bundle asking for the
-    /// next one's rows (the other `unsafe` call, [`crate::simd::prefetch`]).
-    /// Small enough for Miri, which passes it on the AVX2 path (2026-11-23;
-    /// this two-frame version with the prefetch, 2026-11-26, in 1,166 s):
+    /// next one's rows (the third `unsafe` call, [`crate::simd::prefetch`]).
+    /// Small enough for Miri, which passes it on every path (2026-11-26,
+    /// 20:40 UTC, 1,727 s; under Miri a path is detected when the build
+    /// enables its features, as below):
     ///
     /// ```sh
-    /// RUSTFLAGS="-C target-feature=+avx2" \
+    /// RUSTFLAGS="-C target-feature=+avx2,+avx512f,+avx512vl" \
     /// MIRIFLAGS="-Zmiri-tree-borrows -Zmiri-permissive-provenance -Zmiri-ignore-leaks" \
-    /// cargo +nightly miri test -p cable-systems --lib lanes
+    /// cargo +nightly miri test -p cable-systems --lib -- lanes::tests::every_simd_path simd::tests
     /// ```
     ///
     /// (`rustup component add --toolchain nightly miri rust-src` first.)
