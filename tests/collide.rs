@@ -400,9 +400,10 @@ fn long_run_of_cable_pile_on_colliders_stays_finite_and_bounded() {
     }
 }
 
-/// Cables of [`run_bits`]'s scene: three full 32-lane bundles and four
-/// cables left over, so the lanes layout splits bundles *and* one-lane
-/// cables across threads.
+/// Cables of [`run_bits`]'s scene, of four constraint kinds (stiff,
+/// compliant, both, neither): 17 lane groups in several bundles, which the
+/// lanes layout splits across threads ([`run_bits`] checks there are more
+/// than two bundles' worth).
 const SPLIT_CABLES: usize = 100;
 
 /// Frames of [`run_bits`] (one substep each): a second, so every cable has
@@ -463,6 +464,10 @@ fn run_bits(threads: usize, far: bool) -> Vec<u32> {
             st.advance(&mut pool, H).expect("valid dt");
         }
     });
+    // Enough lane groups for more than two 4-group bundles: the threads
+    // have several to split.
+    let groups = st.layout_state().lanes().lane_groups();
+    assert!(groups > 8, "only {groups} lane groups: nothing to split");
     pool.all_positions()
         .iter()
         .flat_map(|p| p.to_array())

@@ -4,16 +4,17 @@
 //! The kernel's lane types ([`crate::lane::Fx`]) are plain arrays, so the
 //! same source compiles to SSE2 (the x86-64 baseline) and, inside a
 //! function marked `#[target_feature(enable = ...)]`, to 256-bit AVX2 or
-//! to AVX-512 (F and VL) on the same 256-bit lanes. All paths perform the
+//! to AVX-512 (F and VL) on the same lane types. All paths perform the
 //! same IEEE operations (no fused multiply-add: Rust never contracts a
 //! multiply and an add), so their results are bitwise equal; tests force
 //! each path with [`force`].
 //!
-//! The AVX-512 path keeps the lanes 256 bits wide: what it gains is the
-//! instruction set's 32 vector registers (AVX2 has 16), so the distance
-//! sweep's four lane groups in flight stay in registers, and mask
-//! registers for the selects. See the README's Performance section for
-//! what each path measures.
+//! The AVX-512 path runs the same lane types: what the compiler gains is
+//! the instruction set's 32 vector registers (AVX2 has 16; the distance
+//! sweep's four lane groups in flight spill 16), mask registers for the
+//! selects, and 512-bit instructions where it picks them for the 32-lane
+//! arrays. See the README's Performance section for what each path
+//! measures.
 
 use std::sync::atomic::{AtomicU8, Ordering};
 
@@ -24,8 +25,7 @@ pub enum Simd {
     Baseline,
     /// 256-bit AVX2, when the CPU has it.
     Avx2,
-    /// AVX-512 F and VL on 256-bit lanes, when the CPU has them (and
-    /// AVX2).
+    /// AVX-512 F and VL, when the CPU has them (and AVX2).
     Avx512,
 }
 
@@ -202,11 +202,15 @@ impl Wide {
             #[target_feature(enable = "avx2")]
             #[inline(never)]
             fn with_avx2<R>(f: impl FnOnce() -> R) -> R {
+                #[cfg(test)]
+                RUNS.with(|r| r[1].set(r[1].get() + 1));
                 f()
             }
             #[target_feature(enable = "avx2,avx512f,avx512vl")]
             #[inline(never)]
             fn with_avx512<R>(f: impl FnOnce() -> R) -> R {
+                #[cfg(test)]
+                RUNS.with(|r| r[2].set(r[2].get() + 1));
                 f()
             }
             if self.0 == Simd::Avx512 {
@@ -247,6 +251,14 @@ impl Wide {
             None => out_of_line(f),
         }
     }
+}
+
+// Calls into each path's compiled function, by `Simd::ALL` index, on this
+// thread (tests check that a forced path is the one that runs; per thread,
+// so other tests' frames do not count).
+#[cfg(test)]
+thread_local! {
+    static RUNS: [std::cell::Cell<u64>; 3] = const { [const { std::cell::Cell::new(0) }; 3] };
 }
 
 /// Runs `f` out of line, compiled for the build's baseline: `f`'s body,
@@ -290,7 +302,7 @@ pub(crate) static PREFETCHES: std::sync::atomic::AtomicU64 = std::sync::atomic::
 
 #[cfg(test)]
 pub(crate) mod tests {
-    use super::{Simd, Wide, active, available, detected, force};
+    use super::{RUNS, Simd, Wide, active, available, detected, force};
 
     /// Held by the tests that [`force`] a path: the choice is the whole
     /// process's, and a test reading it back must not see another's.
@@ -313,6 +325,17 @@ pub(crate) mod tests {
                 (want != Simd::Baseline).then_some(want),
                 "{path:?}"
             );
+            // Through the door: the function compiled for `want` runs on
+            // this thread, and no other wide path's.
+            let count = || RUNS.with(|r| r.each_ref().map(std::cell::Cell::get));
+            let before = count();
+            let on = Wide::on_path(Wide::active(), || 7);
+            let after = count();
+            assert_eq!(on, 7);
+            for (k, s) in Simd::ALL.into_iter().enumerate().skip(1) {
+                let ran = after[k] - before[k];
+                assert_eq!(ran, u64::from(s == want), "{path:?}: {s:?} ran {ran} times");
+            }
             force(None);
         }
         assert_eq!(active(), detected());

@@ -208,8 +208,8 @@ pub struct BenchArgs {
     #[arg(long = "read-every-frame")]
     pub read_every_frame: bool,
     /// SIMD path of the wide kernel: `auto` (the best the CPU has, the
-    /// default), `baseline`, `avx2` or `avx512` (AVX-512 F and VL on the
-    /// same 256-bit lanes). Results are identical; speed differs.
+    /// default), `baseline`, `avx2` or `avx512` (AVX-512 F and VL).
+    /// Results are identical; speed differs.
     #[arg(long, value_name = "PATH")]
     pub simd: Option<String>,
 }
