@@ -282,8 +282,8 @@ pub struct Shared<'a> {
     /// ([`crate::simd::Wide`]); set from
     /// [`crate::simd::active`], like the lane loops' path.
     pub wide: Option<crate::simd::Wide>,
-    /// Blocks of at most [`WAVEFRONT_MAX_WIDTH`] lanes run their distance
-    /// sweeps' iterations as a wavefront where they can (see [`substep`]);
+    /// Blocks run their distance sweeps' iterations as a wavefront where
+    /// they can (see [`substep`]);
     /// `false` runs them one after another. Both give the same results,
     /// bit for bit (the kernel's tests compare them); on by default.
     pub wavefront: bool,
@@ -331,7 +331,7 @@ impl<'a> Shared<'a> {
 ///       colliders the last word;
 ///    5. a **contact** pass;
 ///
-///    (For a block of at most [`WAVEFRONT_MAX_WIDTH`] lanes whose
+///    (For a block, of any width, whose
 ///    iterations are distance sweeps alone (rigid, tracked or not, or
 ///    compliant) and tethers, with no collider near or only planes, the
 ///    sweeps run as one wavefront,
@@ -368,7 +368,6 @@ pub fn substep<L: Lane, S: Store<L>>(
     }
     let h2 = L::splat(sh.h2);
     if sh.wavefront
-        && L::WIDTH <= WAVEFRONT_MAX_WIDTH
         && sh.stages.constraints
         && !(b.stiff || b.curv || sh.direct)
         && (!touching || (scratch.contacts.planes_only() && s.rows() >= 2))
@@ -642,13 +641,6 @@ fn sweep_rigid<L: Lane, S: Store<L>>(s: &mut S) {
     s.set_pos(segs, a);
 }
 
-/// Blocks at most this wide run their distance sweeps as a wavefront
-/// where they can (`sweeps_wavefront`, in [`substep`]). Wider ones have enough
-/// independent lanes to hide the chain's latency already: with 32 the
-/// 10,000-cable bench ran at 0.93× (three alternating runs, 05:28 UTC
-/// 2026-11-24).
-pub const WAVEFRONT_MAX_WIDTH: usize = 8;
-
 /// Lag, in segments, of each sweep behind the one before it in
 /// [`sweeps_wavefront`].
 const WAVEFRONT_LAG: usize = 2;
@@ -666,7 +658,15 @@ const WAVEFRONT_LAG: usize = 2;
 /// sees exactly the values it sees when the sweeps run one after another,
 /// and the result is bitwise theirs — while the `k` chains of one step
 /// (a square root and a division each) are independent, and the CPU
-/// overlaps them: a lone long cable is latency bound otherwise. (A lag of
+/// overlaps them: a lone long cable is latency bound otherwise, and so is
+/// a 32-lane block, whose lanes make only two chains of 16 on the AVX-512
+/// path (LLVM packs them in 512-bit registers) and four of 8 on AVX2. Run
+/// as a wavefront the 32-lane bundles of `cable bench --layout lanes8`
+/// went from 3.09–3.12 × 10⁹ segment-iterations per second to 3.90–3.97
+/// × 10⁹ on the AVX-512 path and from 2.30 to 2.66–2.69 × 10⁹ on the AVX2
+/// path (three alternating rounds each, 2026-11-26 about 22:20 UTC; before that
+/// only blocks of at most 8 lanes ran it: with 32, on AVX2, the bench had
+/// measured 0.93× on 2026-11-24, on another host and kernel). (A lag of
 /// one segment would be as exact, the projections of a step running in
 /// sweep order, but each would wait for the one before it.) The layout
 /// tests and the golden hashes fail if the order is wrong (checked by
