@@ -171,7 +171,10 @@ type Spans = [(usize, usize); SPANS];
 /// frame. The sweeps are a chain of square roots and divisions whose
 /// latency leaves the memory system idle: filled with the next bundle's
 /// lines, the two overlap (see `docs/performance-history.md` for the
-/// measurement).
+/// measurement). Since every block runs its iterations as a wavefront
+/// (2026-11-26) the kernel keeps pace with the rows' streaming at 10,000
+/// cables, and a frame of one substep is bound by it (the README's
+/// Measured section).
 #[derive(Clone, Debug, Default)]
 struct Ahead {
     spans: Spans,
@@ -554,7 +557,8 @@ impl<const W: usize> Bundle<W> {
     ///
     /// On AVX2 or AVX-512 the kernel is inlined into a function compiled
     /// for it ([`crate::simd::Wide::run`]): its `Fx` loops become 256-bit
-    /// instructions.
+    /// instructions (on AVX-512, LLVM also packs the 32-lane arrays into
+    /// 512-bit registers).
     /// Same IEEE operations, bitwise the same results.
     ///
     /// The last substep asks the CPU for `next`, the rows of the bundle

@@ -10,11 +10,11 @@
 //! each path with [`force`].
 //!
 //! The AVX-512 path runs the same lane types: what the compiler gains is
-//! the instruction set's 32 vector registers (AVX2 has 16; the distance
-//! sweep's four lane groups in flight spill 16), mask registers for the
-//! selects, and 512-bit instructions where it picks them for the 32-lane
-//! arrays. See the README's Performance section for what each path
-//! measures.
+//! the instruction set's 32 vector registers (AVX2 has 16), mask
+//! registers for the selects, and 512-bit instructions, which it picks for
+//! the 32-lane arrays of the distance sweep (two registers per
+//! coordinate). Which of these gives the gain is not measured. See the
+//! README's Performance section for what each path measures.
 
 use std::sync::atomic::{AtomicU8, Ordering};
 
