@@ -124,11 +124,11 @@ struct Rows<const W: usize> {
     prev: Vec<V3<Fx<W>>>,
     carry: Vec<V3<Fx<W>>>,
     w: Vec<Fx<W>>,
-    free: Vec<Mx<W>>,
+    free: Col<Mx<W>>,
     /// Distance (index 0) and bending (index 1) constraints, rigid.
-    rigid: [Vec<Rigid<Fx<W>>>; 2],
+    rigid: [Col<Rigid<Fx<W>>>; 2],
     /// Distance and bending constraints, compliant.
-    soft: [Vec<Soft<Fx<W>>>; 2],
+    soft: [Col<Soft<Fx<W>>>; 2],
     lambda: [Vec<Fx<W>>; 2],
     /// Per side: each lane's tether anchor row.
     anchor: [Vec<[u32; W]>; 2],
@@ -145,6 +145,106 @@ struct Rows<const W: usize> {
     lrow: [Vec<Fx<W>>; 3],
     /// The next bundle's rows, asked for while this one solves.
     ahead: Ahead,
+}
+
+/// A constant per row (or per constraint) of a bundle, kept whole or,
+/// when every entry but the first and the last is bitwise the same (a
+/// uniform cable: equal segments and masses, pinned or attached only at
+/// its ends), as those three entries.
+///
+/// The rows a substep reads are what a frame of one substep streams from
+/// memory (see [`Ahead`]): for a uniform bundle, the free masks and the
+/// distance constraints' constants shrink from 16 of 52 bytes per lane and
+/// row to nothing that leaves the cache.
+#[derive(Clone, Debug)]
+struct Col<T> {
+    v: Vec<T>,
+    /// Entries `mid..=end` are entry `mid` ([`usize::MAX`]: kept whole).
+    mid: usize,
+    end: usize,
+}
+
+impl<T> Default for Col<T> {
+    fn default() -> Self {
+        Self {
+            v: Vec::new(),
+            mid: usize::MAX,
+            end: usize::MAX,
+        }
+    }
+}
+
+impl<T: Copy + SameBits> Col<T> {
+    /// Entry `i`.
+    #[inline(always)]
+    fn get(&self, i: usize) -> T {
+        // Whole: `i`. Three entries: 0 for 0, 1 for `1..=end`, then 2.
+        self.v[i.min(self.mid) + i.saturating_sub(self.end)]
+    }
+
+    /// Empties the column, kept whole, for [`Col::push`]es and a [`Col::pack`].
+    fn clear(&mut self) {
+        self.v.clear();
+        (self.mid, self.end) = (usize::MAX, usize::MAX);
+    }
+
+    /// Appends entry `v` (before [`Col::pack`]).
+    fn push(&mut self, v: T) {
+        self.v.push(v);
+    }
+
+    /// Keeps three entries when every entry between the first and the last
+    /// is bitwise the same; else the column stays whole.
+    fn pack(&mut self) {
+        let n = self.v.len();
+        if n > 3 && self.v[2..n - 1].iter().all(|e| e.same(&self.v[1])) {
+            self.v[2] = self.v[n - 1];
+            self.v.truncate(3);
+            (self.mid, self.end) = (1, n - 2);
+        }
+    }
+
+    /// The stored entries (what a substep reads from memory).
+    fn stored(&self) -> &[T] {
+        &self.v
+    }
+}
+
+/// Bitwise equality of lane values (`-0` is not `+0`), for [`Col::pack`].
+trait SameBits {
+    /// Every lane of `self` has the bits of the same lane of `o`.
+    fn same(&self, o: &Self) -> bool;
+}
+
+impl<const W: usize> SameBits for Fx<W> {
+    fn same(&self, o: &Self) -> bool {
+        self.0
+            .iter()
+            .zip(&o.0)
+            .all(|(a, b)| a.to_bits() == b.to_bits())
+    }
+}
+
+impl<const W: usize> SameBits for Mx<W> {
+    fn same(&self, o: &Self) -> bool {
+        self.0 == o.0
+    }
+}
+
+impl<const W: usize> SameBits for Rigid<Fx<W>> {
+    fn same(&self, o: &Self) -> bool {
+        self.rest.same(&o.rest) && self.nka.same(&o.nka) && self.kb.same(&o.kb)
+    }
+}
+
+impl<const W: usize> SameBits for Soft<Fx<W>> {
+    fn same(&self, o: &Self) -> bool {
+        self.rest.same(&o.rest)
+            && self.wa.same(&o.wa)
+            && self.nwb.same(&o.nwb)
+            && self.denom.same(&o.denom)
+            && self.m.same(&o.m)
+    }
 }
 
 /// Most arrays [`Spans`] lists.
@@ -229,6 +329,13 @@ impl Ahead {
 const LINE: usize = 64;
 
 impl<const W: usize> Rows<W> {
+    /// The free masks and distance constants are packed ([`Col::pack`]).
+    #[cfg(test)]
+    fn packed(&self) -> bool {
+        self.free.stored().len() < self.pos.len()
+            && (self.rigid[0].stored().len() + self.soft[0].stored().len()) < self.pos.len() - 1
+    }
+
     /// What a substep of these rows first touches, where it is (see
     /// [`Spans`]): the particle state, the distance constraints and, if
     /// the substep uses them (`multipliers`), their multipliers.
@@ -240,9 +347,9 @@ impl<const W: usize> Rows<W> {
             span(&self.pos),
             span(&self.prev),
             span(&self.carry),
-            span(&self.free),
-            span(&self.rigid[0]),
-            span(&self.soft[0]),
+            span(self.free.stored()),
+            span(self.rigid[0].stored()),
+            span(self.soft[0].stored()),
             if multipliers {
                 span(&self.lambda[0])
             } else {
@@ -287,15 +394,15 @@ impl<const W: usize> Store<Fx<W>> for Rows<W> {
     }
     #[inline(always)]
     fn free(&self, i: usize) -> Mx<W> {
-        self.free[i]
+        self.free.get(i)
     }
     #[inline(always)]
     fn rigid(&self, i: usize, span: usize) -> Rigid<Fx<W>> {
-        self.rigid[span - 1][i]
+        self.rigid[span - 1].get(i)
     }
     #[inline(always)]
     fn soft(&self, i: usize, span: usize, _alpha_t: Fx<W>) -> Soft<Fx<W>> {
-        self.soft[span - 1][i]
+        self.soft[span - 1].get(i)
     }
     #[inline(always)]
     fn lambda(&self, span: usize, i: usize) -> Fx<W> {
@@ -422,7 +529,6 @@ impl<const W: usize> Bundle<W> {
         r.w.clear();
         r.w.resize(n, Fx::splat(0.0));
         r.free.clear();
-        r.free.resize(n, Mx::splat(false));
         self.block = Block::default();
         for (lane, c) in lanes() {
             for row in 0..n {
@@ -430,10 +536,13 @@ impl<const W: usize> Bundle<W> {
                 r.prev[row].set_lane(lane, c.prev[row]);
                 r.carry[row].set_lane(lane, c.carry[row]);
                 r.w[row].set_lane(lane, c.inv_mass[row]);
-                r.free[row].set_lane(lane, c.inv_mass[row] > 0.0);
             }
             self.block.set_lane(lane, c.params, c.attach, n, params);
         }
+        for w in &r.w {
+            r.free.push(Fx::splat(0.0).lt(*w));
+        }
+        r.free.pack();
         let alpha_t = self.block.alpha_t;
         // Padding rest lengths: the padding line's own (1 per segment).
         let rest = |span: usize, i: usize| {
@@ -472,6 +581,8 @@ impl<const W: usize> Bundle<W> {
                     r.rigid[k].push(Rigid::new(wa, wb, l, m));
                 }
             }
+            r.rigid[k].pack();
+            r.soft[k].pack();
             r.lambda[k].resize(count, Fx::default());
         }
         for side in 0..2 {
@@ -1283,6 +1394,92 @@ mod tests {
     use super::{AnyBundle, Held, LanesWorld, SPANS, Spans, Views, recycle};
     use crate::simd;
     use crate::{Layout, SolverParams, Stepper};
+
+    /// A column packs to three entries exactly when its interior is
+    /// bitwise uniform, and reads back every entry as it was.
+    #[test]
+    fn columns_pack_only_bitwise_uniform_interiors() {
+        use super::{Col, Fx};
+        use crate::lane::Lane;
+        let col = |vals: &[f32]| {
+            let mut c = Col::default();
+            for &v in vals {
+                c.push(Fx::<8>::splat(v));
+            }
+            c.pack();
+            let back: Vec<f32> = (0..vals.len()).map(|i| c.get(i).0[3]).collect();
+            assert_eq!(
+                back.iter().map(|v| v.to_bits()).collect::<Vec<_>>(),
+                vals.iter().map(|v| v.to_bits()).collect::<Vec<_>>(),
+                "{vals:?} read back as {back:?}"
+            );
+            c.stored().len()
+        };
+        assert_eq!(col(&[0.0, 1.0, 1.0, 1.0, 1.0, 2.0]), 3);
+        assert_eq!(col(&[1.0, 1.0, 1.0, 1.0]), 3);
+        // A different interior entry, or a zero of the other sign.
+        assert_eq!(col(&[0.0, 1.0, 1.0, 3.0, 1.0, 2.0]), 6);
+        assert_eq!(col(&[0.0, 0.0, -0.0, 0.0, 0.0]), 5);
+        // Too short to gain anything.
+        assert_eq!(col(&[0.0, 1.0, 2.0]), 3);
+        assert_eq!(col(&[5.0]), 1);
+        // One lane differs.
+        let mut c = Col::default();
+        for k in 0..5 {
+            let mut v = Fx::<8>::splat(1.0);
+            v.0[7] = if k == 2 { 2.0 } else { 1.0 };
+            c.push(v);
+        }
+        c.pack();
+        assert_eq!(c.stored().len(), 5);
+    }
+
+    /// Uniform cables (the bench's) keep three rows of free masks and
+    /// distance constants per bundle; a cable pinned mid-way makes its
+    /// bundle keep them whole, with the one-lane layout's results either way.
+    #[test]
+    fn uniform_bundles_keep_three_rows_of_constants() {
+        let run = |layout: Layout, pin: bool| {
+            let mut pool = ParticlePool::new();
+            let mut handles = Vec::new();
+            for k in 0..16 {
+                let z = k as f32 * 0.1;
+                let mut d =
+                    CableDesc::line(Vec3::new(0.0, 1.0, z), Vec3::new(2.0, 1.0, z), 2.2, 12)
+                        .expect("valid");
+                d.attach_start = true;
+                handles.push(pool.add_cable(&d).expect("fits"));
+            }
+            if pin {
+                pool.set_inv_mass(handles[9], 6, 0.0).expect("valid");
+            }
+            let mut st = Stepper::with_layout(SolverParams::default(), layout).expect("valid");
+            st.run_substeps(&mut pool, 30);
+            let positions = pool.all_positions().to_vec();
+            // (bundles with packed columns, bundles), from the lent state.
+            let packed = (layout == Layout::Lanes8).then(|| {
+                let back = pool.reclaim_state().expect("the lanes lent their state");
+                let held: Box<Held> = back.holder.into_any().downcast().expect("a Held");
+                let packed = held
+                    .bundles
+                    .iter()
+                    .filter(|b| match b {
+                        AnyBundle::One(b) => b.rows.packed(),
+                        AnyBundle::Four(b) => b.rows.packed(),
+                    })
+                    .count();
+                (packed, held.bundles.len())
+            });
+            (positions, packed)
+        };
+        for pin in [false, true] {
+            let (want, _) = run(Layout::Soa, pin);
+            let (got, packed) = run(Layout::Lanes8, pin);
+            assert!(same_bits(&got, &want), "pin {pin}: lanes8 differs from soa");
+            // Two lane groups of 8 in one bundle.
+            assert_eq!(packed, Some((usize::from(!pin), 1)), "pin {pin}");
+        }
+    }
 
     /// The same positions, bit for bit.
     fn same_bits(a: &[Vec3], b: &[Vec3]) -> bool {
