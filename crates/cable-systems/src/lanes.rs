@@ -272,9 +272,11 @@ type Spans = [(usize, usize); SPANS];
 /// latency leaves the memory system idle: filled with the next bundle's
 /// lines, the two overlap (see `docs/performance-history.md` for the
 /// measurement). Since every block runs its iterations as a wavefront
-/// (2026-11-26) the kernel keeps pace with the rows' streaming at 10,000
-/// cables, and a frame of one substep is bound by it (the README's
-/// Measured section).
+/// (2026-11-26) the kernel solves a substep about as fast as the rows
+/// arrive, and a frame of one substep is bound by their first touch: at
+/// 10,000 cables they sit in the L3 cache, not the L2 (2026-11-27, `perf`:
+/// 10 % of the kernel's samples wait on this prefetch; the README's
+/// Measured section). Packed constants ([`Col`]) leave fewer rows to ask for.
 #[derive(Clone, Debug, Default)]
 struct Ahead {
     spans: Spans,
