@@ -377,17 +377,28 @@ fn cas<L: Lane>(t: &mut [L; 8], i: usize, j: usize) {
 #[inline(always)]
 pub fn segment_box_closest<L: Lane>(a: V3<L>, d: V3<L>, h: V3<L>) -> (L, L) {
     let (zero, one) = (s::<L>(0.0), s::<L>(1.0));
-    let mut ts = [one; 8];
-    ts[0] = zero;
-    for k in 0..3 {
+    // Where coordinate k crosses the face plane ±h_k (1 when it does not
+    // inside the segment). Built as one array literal: written element by
+    // element in a loop, LLVM vectorized the writes across the elements
+    // into AVX-512 scatter stores, one per lane.
+    let cross = |k: usize, neg: bool| {
         let (ak, dk, hk) = (a.get(k), d.get(k), h.get(k));
         let live = s::<L>(1.0e-12).lt(dk.abs());
-        for (j, bound) in [hk.neg(), hk].into_iter().enumerate() {
-            let t = (bound - ak) / dk;
-            let inside = live & zero.lt(t) & t.lt(one);
-            ts[2 + 2 * k + j] = L::select(inside, t, one);
-        }
-    }
+        let bound = if neg { hk.neg() } else { hk };
+        let t = (bound - ak) / dk;
+        let inside = live & zero.lt(t) & t.lt(one);
+        L::select(inside, t, one)
+    };
+    let mut ts = [
+        zero,
+        one,
+        cross(0, true),
+        cross(0, false),
+        cross(1, true),
+        cross(1, false),
+        cross(2, true),
+        cross(2, false),
+    ];
     // Batcher's odd-even merge sort of 8.
     for (i, j) in [
         (0, 1),
