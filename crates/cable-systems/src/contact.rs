@@ -784,7 +784,7 @@ impl<L: Lane> Contacts<L> {
             } else {
                 let core = core_segment(&col.shape);
                 if let Some(core) = core {
-                    self.uncross(st, b, col, ci, core);
+                    self.uncross_groups(st, b, col, ci, core);
                 }
                 let (wide, cm) = (self.wide, self.cand_m[ci]);
                 let groups = (0..L::GROUPS).filter(|&g| L::group_m(cm, g).any());
@@ -806,7 +806,7 @@ impl<L: Lane> Contacts<L> {
                     );
                 }
                 if let Some(core) = core {
-                    self.uncross(st, b, col, ci, core);
+                    self.uncross_groups(st, b, col, ci, core);
                 }
             }
         }
@@ -1001,33 +1001,41 @@ impl<L: Lane> Contacts<L> {
     /// left. This runs before and after the other contacts of the shape,
     /// so a contact pass never ends with a segment lost.
     ///
-    /// Not inlined: compiled once per lane and store type, for the
-    /// baseline (inlined at its call sites it made the crate build several
-    /// times slower, and an AVX2 copy of it doubled the crate's build
-    /// time for a shape the benches do not have).
+    /// Runs on `lanes`: all of the block's, or one lane group
+    /// ([`Contacts::uncross_groups`]). Not inlined: compiled once per
+    /// lane, store and `lanes` type, for the baseline (inlined at its call
+    /// sites it made the crate build several times slower, and an AVX2
+    /// copy of it doubled the crate's build time).
     #[inline(never)]
-    fn uncross<S: Store<L>>(
+    fn uncross<S: Store<L>, P: Lanes<L>>(
         &mut self,
         st: &mut S,
         b: &Block<L>,
         col: &WorldCollider,
         ci: usize,
         core: (Vec3, Vec3),
+        lanes: P,
     ) {
-        let r = b.radius;
+        let zero = s::<P::G>(0.0);
+        let r = lanes.v(b.radius);
         let n = st.rows();
-        let cm = self.cand_m[ci];
-        let kf = tag::<L>(self.cands[ci]);
+        let cm = lanes.m(self.cand_m[ci]);
+        let kf = tag::<P::G>(self.cands[ci]);
         let (lo, hi) = self.span[ci];
-        let ls = self.lane_span[ci];
+        let ls = (lanes.v(self.lane_span[ci].0), lanes.v(self.lane_span[ci].1));
         let (slo, shi) = seg_span(lo, hi, n);
+        let set = |st: &mut S, row: usize, p: V3<P::G>| {
+            let mut whole = st.pos(row);
+            lanes.set3(&mut whole, p);
+            st.set_pos(row, whole);
+        };
         for _ in 0..4 {
             let mut fixed = false;
             for i in slo..shi {
-                let (wa, wb) = (st.w(i), st.w(i + 1));
-                let (a0, b0) = (self.last[i], self.last[i + 1]);
-                let (a, bq) = (st.pos(i), st.pos(i + 1));
-                let m = cm & seg_in(ls, i) & s::<L>(0.0).lt(wa + wb);
+                let (wa, wb) = (lanes.v(st.w(i)), lanes.v(st.w(i + 1)));
+                let (a0, b0) = (lanes.v3(self.last[i]), lanes.v3(self.last[i + 1]));
+                let (a, bq) = (lanes.v3(st.pos(i)), lanes.v3(st.pos(i + 1)));
+                let m = cm & seg_in(ls, i) & zero.lt(wa + wb);
                 let (lost, came) = lost(col, core, m, r, (a0, b0), (a, bq));
                 if lost.none() {
                     continue;
@@ -1035,10 +1043,15 @@ impl<L: Lane> Contacts<L> {
                 fixed = true;
                 for (row, w, x) in [(i, wa, a), (i + 1, wb, bq)] {
                     let gap = support_gap(&col.shape, x, came);
-                    let mw = lost & s::<L>(0.0).lt(w) & gap.lt(r);
+                    let mw = lost & zero.lt(w) & gap.lt(r);
                     let dp = came.scale(r - gap);
-                    st.set_pos(row, V3::select(mw, x + dp, x));
-                    self.pushed(row, mw, dp, kf);
+                    set(st, row, V3::select(mw, x + dp, x));
+                    if self.friction {
+                        let p = lanes.v3(self.push[row]);
+                        lanes.set3(&mut self.push[row], V3::select(mw, p + dp, p));
+                        let t = lanes.v(self.touch[row]);
+                        lanes.set(&mut self.touch[row], P::G::select(mw, kf, t));
+                    }
                 }
             }
             if !fixed {
@@ -1048,21 +1061,48 @@ impl<L: Lane> Contacts<L> {
         for _ in slo..shi {
             let mut back = false;
             for i in slo..shi {
-                let (a0, b0) = (self.last[i], self.last[i + 1]);
-                let (a, bq) = (st.pos(i), st.pos(i + 1));
-                let (ma, mb) = (st.free(i) & !same(a, a0), st.free(i + 1) & !same(bq, b0));
+                let (a0, b0) = (lanes.v3(self.last[i]), lanes.v3(self.last[i + 1]));
+                let (a, bq) = (lanes.v3(st.pos(i)), lanes.v3(st.pos(i + 1)));
+                let ma = lanes.m(st.free(i)) & !same(a, a0);
+                let mb = lanes.m(st.free(i + 1)) & !same(bq, b0);
                 let m = cm & seg_in(ls, i) & (ma | mb);
                 let (lost, _) = lost(col, core, m, r, (a0, b0), (a, bq));
                 if lost.none() {
                     continue;
                 }
                 back = true;
-                st.set_pos(i, V3::select(lost & ma, a0, a));
-                st.set_pos(i + 1, V3::select(lost & mb, b0, bq));
+                set(st, i, V3::select(lost & ma, a0, a));
+                set(st, i + 1, V3::select(lost & mb, b0, bq));
             }
             if !back {
                 return;
             }
+        }
+    }
+
+    /// [`Contacts::uncross`] for candidate `ci` on the lane groups where
+    /// it is a candidate, as [`Contacts::project`] runs a shape's pass: a
+    /// capsule under two cables of a 32-lane block does the work of 8
+    /// lanes, not 32. Each group stops its rounds when none of its lanes
+    /// changed: a lane whose round changed nothing sees the same positions
+    /// in the next round, so it would change nothing again, and its
+    /// results are those of the rounds over every lane, bit for bit.
+    fn uncross_groups<S: Store<L>>(
+        &mut self,
+        st: &mut S,
+        b: &Block<L>,
+        col: &WorldCollider,
+        ci: usize,
+        core: (Vec3, Vec3),
+    ) {
+        let cm = self.cand_m[ci];
+        let groups = (0..L::GROUPS).filter(|&g| L::group_m(cm, g).any());
+        if groups.clone().count() < L::GROUPS {
+            for g in groups {
+                self.uncross(st, b, col, ci, core, OneGroup(g));
+            }
+        } else {
+            self.uncross(st, b, col, ci, core, All);
         }
     }
 
