@@ -178,6 +178,15 @@ fn s<L: Lane>(v: f32) -> L {
     L::splat(v)
 }
 
+/// The lane groups where the mask `cm` has a lane, when that is not every
+/// group (a shape near a few cables of a wide block: only their groups do
+/// its work); `None` when it is, and the work runs on the whole block.
+#[inline(always)]
+fn few_groups<L: Lane>(cm: L::M) -> Option<impl Iterator<Item = usize> + Clone> {
+    let groups = (0..L::GROUPS).filter(move |&g| L::group_m(cm, g).any());
+    (groups.clone().count() < L::GROUPS).then_some(groups)
+}
+
 /// Lane `l`'s union with the box of lane `l` of `b`.
 fn union_of<L: Lane>(b: &Bounds<L>, live: L::M) -> Aabb {
     let mut u = Aabb::EMPTY;
@@ -782,13 +791,23 @@ impl<L: Lane> Contacts<L> {
                     _ => self.project_plane(st, &pl, r),
                 }
             } else {
-                let core = core_segment(&col.shape);
-                if let Some(core) = core {
-                    self.uncross_groups(st, b, col, ci, core);
-                }
                 let (wide, cm) = (self.wide, self.cand_m[ci]);
-                let groups = (0..L::GROUPS).filter(|&g| L::group_m(cm, g).any());
-                if groups.clone().count() < L::GROUPS {
+                let core = core_segment(&col.shape);
+                // A shape with a core near a few cables of a wide block: its
+                // un-crossing on their lane groups only, as its pass below.
+                let uncross = |this: &mut Self, st: &mut S| {
+                    let Some(core) = core else { return };
+                    match few_groups::<L>(cm) {
+                        Some(groups) => {
+                            for g in groups {
+                                this.uncross(st, b, col, ci, core, OneGroup(g));
+                            }
+                        }
+                        None => this.uncross(st, b, col, ci, core, All),
+                    }
+                };
+                uncross(self, st);
+                if let Some(groups) = few_groups::<L>(cm) {
                     // A shape near a few cables of a wide block (a ball
                     // under two of 32): only their lane groups do its work.
                     for g in groups {
@@ -805,9 +824,7 @@ impl<L: Lane> Contacts<L> {
                         || self.project_shape(st, b, col, ci, All),
                     );
                 }
-                if let Some(core) = core {
-                    self.uncross_groups(st, b, col, ci, core);
-                }
+                uncross(self, st);
             }
         }
         if self.cores {
@@ -971,9 +988,24 @@ impl<L: Lane> Contacts<L> {
     /// skips it (a third of the plane's pass, by a count of operations).
     #[inline(always)]
     fn pushed(&mut self, i: usize, hit: L::M, dp: V3<L>, kf: L) {
+        self.pushed_on(All, i, hit, dp, kf);
+    }
+
+    /// [`Contacts::pushed`] on the block's `lanes`.
+    #[inline(always)]
+    fn pushed_on<P: Lanes<L>>(
+        &mut self,
+        lanes: P,
+        i: usize,
+        hit: <P::G as Lane>::M,
+        dp: V3<P::G>,
+        kf: P::G,
+    ) {
         if self.friction {
-            self.push[i] = V3::select(hit, self.push[i] + dp, self.push[i]);
-            self.touch[i] = L::select(hit, kf, self.touch[i]);
+            let p = lanes.v3(self.push[i]);
+            lanes.set3(&mut self.push[i], V3::select(hit, p + dp, p));
+            let t = lanes.v(self.touch[i]);
+            lanes.set(&mut self.touch[i], P::G::select(hit, kf, t));
         }
     }
 
@@ -1001,8 +1033,13 @@ impl<L: Lane> Contacts<L> {
     /// left. This runs before and after the other contacts of the shape,
     /// so a contact pass never ends with a segment lost.
     ///
-    /// Runs on `lanes`: all of the block's, or one lane group
-    /// ([`Contacts::uncross_groups`]). Not inlined: compiled once per
+    /// Runs on `lanes`: all of the block's, or one lane group where the
+    /// shape is a candidate ([`Contacts::project`]): a capsule under two
+    /// cables of a 32-lane block does the work of 8 lanes, not 32. Each
+    /// group then stops its rounds when none of its lanes changed: a lane
+    /// whose round changed nothing sees the same positions in the next
+    /// round, so it would change nothing again, and its results are those
+    /// of the rounds over every lane, bit for bit. Not inlined: compiled once per
     /// lane, store and `lanes` type, for the baseline (inlined at its call
     /// sites it made the crate build several times slower, and an AVX2
     /// copy of it doubled the crate's build time).
@@ -1046,12 +1083,7 @@ impl<L: Lane> Contacts<L> {
                     let mw = lost & zero.lt(w) & gap.lt(r);
                     let dp = came.scale(r - gap);
                     set(st, row, V3::select(mw, x + dp, x));
-                    if self.friction {
-                        let p = lanes.v3(self.push[row]);
-                        lanes.set3(&mut self.push[row], V3::select(mw, p + dp, p));
-                        let t = lanes.v(self.touch[row]);
-                        lanes.set(&mut self.touch[row], P::G::select(mw, kf, t));
-                    }
+                    self.pushed_on(lanes, row, mw, dp, kf);
                 }
             }
             if !fixed {
@@ -1077,32 +1109,6 @@ impl<L: Lane> Contacts<L> {
             if !back {
                 return;
             }
-        }
-    }
-
-    /// [`Contacts::uncross`] for candidate `ci` on the lane groups where
-    /// it is a candidate, as [`Contacts::project`] runs a shape's pass: a
-    /// capsule under two cables of a 32-lane block does the work of 8
-    /// lanes, not 32. Each group stops its rounds when none of its lanes
-    /// changed: a lane whose round changed nothing sees the same positions
-    /// in the next round, so it would change nothing again, and its
-    /// results are those of the rounds over every lane, bit for bit.
-    fn uncross_groups<S: Store<L>>(
-        &mut self,
-        st: &mut S,
-        b: &Block<L>,
-        col: &WorldCollider,
-        ci: usize,
-        core: (Vec3, Vec3),
-    ) {
-        let cm = self.cand_m[ci];
-        let groups = (0..L::GROUPS).filter(|&g| L::group_m(cm, g).any());
-        if groups.clone().count() < L::GROUPS {
-            for g in groups {
-                self.uncross(st, b, col, ci, core, OneGroup(g));
-            }
-        } else {
-            self.uncross(st, b, col, ci, core, All);
         }
     }
 

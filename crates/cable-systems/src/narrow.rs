@@ -377,8 +377,8 @@ fn cas<L: Lane>(t: &mut [L; 8], i: usize, j: usize) {
 #[inline(always)]
 pub fn segment_box_closest<L: Lane>(a: V3<L>, d: V3<L>, h: V3<L>) -> (L, L) {
     let (zero, one) = (s::<L>(0.0), s::<L>(1.0));
-    // Where coordinate k crosses the face plane ±h_k (1 when it does not
-    // inside the segment). Built as one array literal: written element by
+    // Where coordinate k crosses the face plane ±h_k, or 1 when it does not
+    // cross it inside the segment. Built as one array literal: written element by
     // element in a loop, LLVM vectorized the writes across the elements
     // into AVX-512 scatter stores, one per lane.
     let cross = |k: usize, neg: bool| {
