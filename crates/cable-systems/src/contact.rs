@@ -1154,7 +1154,11 @@ impl<L: Lane> Contacts<L> {
                 #[inline(always)]
                 || self.friction(st, set.prepared(), b.mu),
             );
+            // Nothing reads the pushes after friction (the next substep's
+            // `find` clears them): the last pass keeps no books.
+            self.friction = false;
             self.project(st, b, set);
+            self.friction = true;
         }
     }
 
@@ -1193,7 +1197,12 @@ impl<L: Lane> Contacts<L> {
             let hold = mu * load;
             // Static: stick to the surface; kinetic: slide, slowed.
             let stuck = len.le(hold);
-            let moved = V3::select(stuck, p - slip, p - slip.scale(hold / len));
+            // A resting cable sticks everywhere: no division then.
+            let moved = if (m & !stuck).any() {
+                V3::select(stuck, p - slip, p - slip.scale(hold / len))
+            } else {
+                p - slip
+            };
             st.set_pos(i, V3::select(m, moved, p));
             // Friction decided this particle's motion: no rounding of the
             // free motion to carry into the next substep (far from the
