@@ -5,13 +5,15 @@
 //! the `lanes8` layout.
 //!
 //! Each case first runs 120 substeps (2 s) so the cables lie on the ground,
-//! then times 120 more in one frame; the rounds interleave the cases so a
-//! noisy machine moves them alike. Read the ratios to `none`, not the
-//! seconds.
+//! then times 120 more in one frame (or as many frames of 120 as the
+//! second argument asks for); the rounds interleave the cases so a noisy
+//! machine moves them alike. Read the ratios to `none`, not the seconds.
 //!
 //! ```sh
-//! cargo run --release --example contact_parts              # every case, 3 rounds
-//! cargo run --release --example contact_parts -- "both f0.3"  # one case (for perf)
+//! cargo run --release --example contact_parts                     # every case, 3 rounds
+//! cargo run --release --example contact_parts -- "both f0.3"      # one case (for perf)
+//! cargo run --release --example contact_parts -- "both f0.3" 1200 # 1,200 settled substeps
+//! cargo run --release --example contact_parts -- all 1200         # every case, 1,200 each
 //! ```
 
 use std::time::Instant;
@@ -54,8 +56,36 @@ fn build(plane: bool, spheres: bool) -> Result<ParticlePool, CableError> {
     Ok(pool)
 }
 
-fn main() -> Result<(), CableError> {
-    let only = std::env::args().nth(1);
+/// Substeps per timed frame (and of the settling before).
+const FRAME: u32 = 120;
+
+fn main() -> std::process::ExitCode {
+    match run() {
+        Ok(()) => std::process::ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("contact_parts: {e}");
+            std::process::ExitCode::from(2)
+        }
+    }
+}
+
+fn run() -> Result<(), Box<dyn std::error::Error>> {
+    let only = std::env::args().nth(1).filter(|o| o != "all");
+    if let Some(o) = &only
+        && !CASES.iter().any(|c| c.0 == o)
+    {
+        let names: Vec<_> = CASES.iter().map(|c| c.0).collect();
+        return Err(format!("no case {o:?}: one of {names:?}, or \"all\"").into());
+    }
+    let substeps: u32 = match std::env::args().nth(2) {
+        None => FRAME,
+        Some(s) => s
+            .parse()
+            .ok()
+            .filter(|&n| n > 0)
+            .ok_or_else(|| format!("substeps {s:?}: a whole number of at least 1"))?,
+    };
+    let frames = substeps.div_ceil(FRAME);
     for round in 0..3 {
         for (name, plane, spheres, friction) in CASES {
             if only.as_deref().is_some_and(|o| o != name) {
@@ -64,15 +94,21 @@ fn main() -> Result<(), CableError> {
             let mut pool = build(plane, spheres)?;
             let params = SolverParams {
                 iterations: 8,
-                max_substeps: 120,
+                max_substeps: FRAME,
                 friction,
                 ..SolverParams::default()
             };
             let mut stepper = Stepper::with_layout(params, Layout::Lanes8)?;
-            stepper.run_substeps(&mut pool, 120);
+            stepper.run_substeps(&mut pool, FRAME);
             let t = Instant::now();
-            stepper.run_substeps(&mut pool, 120);
-            println!("round {round} {name:13} {:.4} s", t.elapsed().as_secs_f64());
+            for _ in 0..frames {
+                stepper.run_substeps(&mut pool, FRAME);
+            }
+            println!(
+                "round {round} {name:13} {:.4} s ({} substeps)",
+                t.elapsed().as_secs_f64(),
+                frames * FRAME
+            );
         }
     }
     Ok(())
