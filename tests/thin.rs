@@ -258,3 +258,70 @@ fn a_cable_driven_obliquely_never_crosses_a_rod_or_a_bar() {
         check(Section::Square(Vec2::new(0.05, 0.0), 0.01, 0.3), heading);
     }
 }
+
+/// Work on a shape near a few cables of a wide block runs on their lane
+/// groups only (`few_groups` in `cable_systems::contact`): the side
+/// memory, the contact pass and the un-crossing. Sixteen cables side by
+/// side (one bundle, two lane groups live) are driven at 20 m/s at a rod,
+/// a bar and a small ball that reach only the first few. `lanes8` must
+/// give the bits of `soa`, which runs each cable alone. The one-cable runs
+/// above never reach the lane groups (a single cable runs one lane wide).
+/// Skipping the first group's contact pass fails this (checked,
+/// 2026-11-27); skipping its side memory does not change these runs, and
+/// `cable_systems::contact`'s unit test
+/// `side_memory_on_lane_groups_is_the_whole_block_pass` checks that part.
+#[test]
+fn shapes_near_a_few_cables_of_a_bundle_match_the_one_lane_layout() {
+    let shapes = [
+        Collider::capsule(
+            Vec3::new(0.05, 0.0, -0.05),
+            Vec3::new(0.05, 0.0, 0.45),
+            0.01,
+        ),
+        Collider::cuboid(
+            Vec3::new(0.0, 0.0, 0.2),
+            Vec3::new(0.01, 0.01, 0.25),
+            Quat::from_rotation_z(0.3),
+        ),
+        Collider::sphere(Vec3::new(0.02, 0.0, 0.2), 0.012),
+    ];
+    for shape in shapes {
+        let shape = shape.expect("valid obstacle");
+        let run = |layout: Layout| -> Vec<u32> {
+            let mut pool = ParticlePool::new();
+            pool.colliders_mut().add(shape);
+            let params = SolverParams::default();
+            let mut cables = Vec::new();
+            for k in 0..16 {
+                let z = k as f32 * 0.1;
+                let mut d =
+                    CableDesc::line(Vec3::new(-1.0, 0.3, z), Vec3::new(1.0, 0.3, z), 2.0, 20)
+                        .expect("valid cable");
+                d.attach_start = false;
+                d.attach_end = false;
+                d.params.radius = 0.002 + 0.001 * (k % 3) as f32;
+                let h = pool.add_cable(&d).expect("fits");
+                let v = Vec3::new(0.01 * k as f32, -20.0, 0.0);
+                pool.set_velocity(h, v, params.substep)
+                    .expect("valid velocity");
+                cables.push(h);
+            }
+            let mut st = Stepper::with_layout(params, layout).expect("valid params");
+            for _ in 0..90 {
+                st.run_substeps(&mut pool, 1);
+            }
+            cables
+                .iter()
+                .flat_map(|&h| pool.positions(h).expect("live").to_vec())
+                .flat_map(|p| p.to_array().map(f32::to_bits))
+                .collect()
+        };
+        let (wide, one) = (run(Layout::Lanes8), run(Layout::Soa));
+        let first = wide.iter().zip(&one).position(|(a, b)| a != b);
+        assert!(
+            first.is_none(),
+            "{:?}: lanes8 differs from soa first at coordinate {first:?}",
+            shape.shape()
+        );
+    }
+}

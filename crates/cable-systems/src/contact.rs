@@ -187,6 +187,42 @@ fn few_groups<L: Lane>(cm: L::M) -> Option<impl Iterator<Item = usize> + Clone> 
     (groups.clone().count() < L::GROUPS).then_some(groups)
 }
 
+/// [`Contacts::remember_sides`] for the shape `col` on `lanes` of the
+/// block: the outward normal where each particle and segment of the
+/// candidate's span starts the substep, written into `side` (particles
+/// `0..n`, segments `n..2n`) on those lanes. `at`: the candidate lanes,
+/// the row span and the per-lane row span ([`Contacts::find_spans`]).
+fn sides_on<L: Lane, S: Store<L>, P: Lanes<L>>(
+    st: &S,
+    col: &WorldCollider,
+    side: &mut [V3<L>],
+    (cm, (lo, hi), ls): (L::M, (usize, usize), (L, L)),
+    margin: L,
+    lanes: P,
+) {
+    let n = st.rows();
+    let zero = s::<P::G>(0.0);
+    let zone = grown(&col.aabb, lanes.v(margin));
+    let (cm, ls) = (lanes.m(cm), (lanes.v(ls.0), lanes.v(ls.1)));
+    let (slo, shi) = seg_span(lo, hi, n);
+    for (i, sd) in side[..n].iter_mut().enumerate().take(hi).skip(lo) {
+        let p = lanes.v3(st.prev(i));
+        let m = cm & row_in(ls, i) & contains(&zone, p);
+        if m.any() {
+            let (phi, nrm) = point_contact_l(&col.shape, p);
+            lanes.set3(sd, nrm.keep(m & zero.lt(phi)));
+        }
+    }
+    for i in slo..shi {
+        let (a, bq) = (lanes.v3(st.prev(i)), lanes.v3(st.prev(i + 1)));
+        let m = cm & seg_in(ls, i) & overlap(&zone, &Bounds::of(a, bq));
+        if m.any() {
+            let (_, phi, nrm) = segment_contact_l(&col.shape, a, bq);
+            lanes.set3(&mut side[n + i], nrm.keep(m & zero.lt(phi)));
+        }
+    }
+}
+
 /// Lane `l`'s union with the box of lane `l` of `b`.
 fn union_of<L: Lane>(b: &Bounds<L>, live: L::M) -> Aabb {
     let mut u = Aabb::EMPTY;
@@ -581,10 +617,13 @@ impl<L: Lane> Contacts<L> {
     }
 
     /// Records on which side of each candidate every particle and segment
-    /// starts the substep (its outward normal there).
+    /// starts the substep (its outward normal there): for a shape near a
+    /// few cables of a wide block, on their lane groups only
+    /// ([`few_groups`]), as its contact pass runs; the other lanes keep
+    /// the zero the buffer is filled with, which is what the whole-block
+    /// pass writes where the shape is no candidate.
     fn remember_sides<S: Store<L>>(&mut self, st: &S, world: &[WorldCollider], margin: L) {
         let n = st.rows();
-        let zero = s::<L>(0.0);
         // Sized for every candidate, zeroed only for the shapes that read
         // it (`project_shape`): a plane's part is never read (`memset`,
         // whose largest buffer this was, took 1.7 % of the plane-only
@@ -595,28 +634,16 @@ impl<L: Lane> Contacts<L> {
             if matches!(col.shape, WorldShape::Plane { .. }) {
                 continue; // a half-space has one side only
             }
-            let cm = self.cand_m[ci];
-            let zone = grown(&col.aabb, margin);
             let side = &mut self.side[2 * n * ci..2 * n * (ci + 1)];
             side.fill(V3::zero());
-            let (lo, hi) = self.span[ci];
-            let ls = self.lane_span[ci];
-            let (slo, shi) = seg_span(lo, hi, n);
-            for (i, sd) in side[..n].iter_mut().enumerate().take(hi).skip(lo) {
-                let p = st.prev(i);
-                let m = cm & row_in(ls, i) & contains(&zone, p);
-                if m.any() {
-                    let (phi, nrm) = point_contact_l(&col.shape, p);
-                    *sd = nrm.keep(m & zero.lt(phi));
+            let at = (self.cand_m[ci], self.span[ci], self.lane_span[ci]);
+            match few_groups::<L>(at.0) {
+                Some(groups) => {
+                    for g in groups {
+                        sides_on(st, col, side, at, margin, OneGroup(g));
+                    }
                 }
-            }
-            for i in slo..shi {
-                let (a, bq) = (st.prev(i), st.prev(i + 1));
-                let m = cm & seg_in(ls, i) & overlap(&zone, &Bounds::of(a, bq));
-                if m.any() {
-                    let (_, phi, nrm) = segment_contact_l(&col.shape, a, bq);
-                    side[n + i] = nrm.keep(m & zero.lt(phi));
-                }
+                None => sides_on(st, col, side, at, margin, All),
             }
         }
     }
@@ -1423,66 +1450,68 @@ mod tests {
     use super::*;
     use crate::lane::{Fx, Mx};
 
-    /// Positions and free masks of 8 lanes: what a plane's contact reads.
+    /// Positions, free masks and previous positions of `W` lanes: what a
+    /// plane's contact and a shape's side memory read.
     #[derive(Clone)]
-    struct Pts {
-        pos: Vec<V3<Fx<8>>>,
-        free: Vec<Mx<8>>,
+    struct Pts<const W: usize = 8> {
+        pos: Vec<V3<Fx<W>>>,
+        free: Vec<Mx<W>>,
+        prev: Vec<V3<Fx<W>>>,
     }
 
-    impl Store<Fx<8>> for Pts {
+    impl<const W: usize> Store<Fx<W>> for Pts<W> {
         fn rows(&self) -> usize {
             self.pos.len()
         }
-        fn pos(&self, i: usize) -> V3<Fx<8>> {
+        fn pos(&self, i: usize) -> V3<Fx<W>> {
             self.pos[i]
         }
-        fn set_pos(&mut self, i: usize, p: V3<Fx<8>>) {
+        fn set_pos(&mut self, i: usize, p: V3<Fx<W>>) {
             self.pos[i] = p;
         }
-        fn free(&self, i: usize) -> Mx<8> {
+        fn free(&self, i: usize) -> Mx<W> {
             self.free[i]
         }
-        fn prev(&self, _: usize) -> V3<Fx<8>> {
-            unreachable!("a plane's contact reads positions only")
+        fn prev(&self, i: usize) -> V3<Fx<W>> {
+            self.prev[i]
         }
-        fn set_prev(&mut self, _: usize, _: V3<Fx<8>>) {
+        fn set_prev(&mut self, _: usize, _: V3<Fx<W>>) {
             unreachable!()
         }
-        fn carry(&self, _: usize) -> V3<Fx<8>> {
+        fn carry(&self, _: usize) -> V3<Fx<W>> {
             unreachable!()
         }
-        fn set_carry(&mut self, _: usize, _: V3<Fx<8>>) {
+        fn set_carry(&mut self, _: usize, _: V3<Fx<W>>) {
             unreachable!()
         }
-        fn w(&self, _: usize) -> Fx<8> {
+        fn w(&self, _: usize) -> Fx<W> {
             unreachable!()
         }
-        fn rigid(&self, _: usize, _: usize) -> crate::kernel::Rigid<Fx<8>> {
+        fn rigid(&self, _: usize, _: usize) -> crate::kernel::Rigid<Fx<W>> {
             unreachable!()
         }
-        fn soft(&self, _: usize, _: usize, _: Fx<8>) -> crate::kernel::Soft<Fx<8>> {
+        fn soft(&self, _: usize, _: usize, _: Fx<W>) -> crate::kernel::Soft<Fx<W>> {
             unreachable!()
         }
-        fn lambda(&self, _: usize, _: usize) -> Fx<8> {
+        fn lambda(&self, _: usize, _: usize) -> Fx<W> {
             unreachable!()
         }
-        fn set_lambda(&mut self, _: usize, _: usize, _: Fx<8>) {
+        fn set_lambda(&mut self, _: usize, _: usize, _: Fx<W>) {
             unreachable!()
         }
         fn reset_lambda(&mut self) {
             unreachable!()
         }
-        fn tether(&self, _: usize, _: usize) -> (V3<Fx<8>>, Fx<8>, Mx<8>) {
+        fn tether(&self, _: usize, _: usize) -> (V3<Fx<W>>, Fx<W>, Mx<W>) {
             unreachable!()
         }
-        fn curv(&self, _: usize) -> (Fx<8>, Fx<8>, Mx<8>) {
+        fn curv(&self, _: usize) -> (Fx<W>, Fx<W>, Mx<W>) {
             unreachable!()
         }
-        fn lambda_row(&self, _: usize, _: usize) -> Fx<8> {
+        fn lambda_row(&self, _: usize, _: usize) -> Fx<W> {
             unreachable!()
         }
-        fn set_lambda_row(&mut self, _: usize, _: usize, _: Fx<8>) {
+        fn set_lambda_row(&mut self, _: usize, _: usize, _: Fx<W>) {
             unreachable!()
         }
         fn reset_lambda_row(&mut self) {
@@ -1534,6 +1563,7 @@ mod tests {
         let mut st = Pts {
             pos: vec![V3::zero(); rows],
             free: vec![Mx::splat(true); rows],
+            prev: Vec::new(),
         };
         for i in 0..rows {
             for l in 0..8 {
@@ -1600,6 +1630,72 @@ mod tests {
         // The comparison saw contacts, and zero signs turned by them.
         assert!(pushed > 200, "only {pushed} pushes");
         assert_eq!(differs_from_input, 24);
+    }
+
+    /// A shape's side memory on the lane groups where it is a candidate
+    /// ([`few_groups`]) holds, in every lane of the block, what the pass
+    /// over the whole block writes: the outward normal where the shape is
+    /// a candidate, zero elsewhere. Fails if a candidate group is skipped
+    /// or its lanes are written into another group's. (Run through the
+    /// stepper, no scene here depends on the side memory of a block with
+    /// few candidate groups: skipping the first group passed every other
+    /// test.)
+    #[test]
+    fn side_memory_on_lane_groups_is_the_whole_block_pass() {
+        let mut set = ColliderSet::new();
+        set.add(cable_core::Collider::sphere(Vec3::ZERO, 0.3).expect("valid ball"));
+        set.prepare();
+        let world = set.prepared();
+        let rows = 6;
+        let mut st = Pts::<32> {
+            pos: vec![V3::zero(); rows],
+            free: vec![Mx::splat(true); rows],
+            prev: vec![V3::zero(); rows],
+        };
+        for i in 0..rows {
+            for l in 0..32 {
+                // Rows cross the ball's box along x; lanes at different
+                // heights, some through the ball, some outside it.
+                let x = -0.3 + 0.12 * i as f32;
+                let y = -0.35 + 0.025 * l as f32;
+                st.prev[i].set_lane(l, Vec3::new(x, y, 0.002 * l as f32));
+            }
+        }
+        // A candidate in groups 1 and 3 only (lanes 8..=13 and 25..=27).
+        let mut cm = Mx::<32>::splat(false);
+        for l in (8..=13).chain(25..=27) {
+            cm.set_lane(l, true);
+        }
+        assert!(few_groups::<Fx<32>>(cm).is_some(), "the groups' path");
+        let margin = Fx::<32>::splat(0.05);
+        let mut c = Contacts::<Fx<32>> {
+            cands: vec![0],
+            cand_m: vec![cm],
+            span: vec![(0, rows)],
+            lane_span: vec![(Fx::splat(0.0), Fx::splat(rows as f32))],
+            ..Contacts::default()
+        };
+        c.remember_sides(&st, world, margin);
+        let mut whole = vec![V3::<Fx<32>>::zero(); 2 * rows];
+        let at = (cm, (0, rows), c.lane_span[0]);
+        sides_on(&st, &world[0], &mut whole, at, margin, All);
+        let lanes = |v: &[V3<Fx<32>>]| -> Vec<[u32; 3]> {
+            v.iter()
+                .flat_map(|p| (0..32).map(move |l| p.lane(l).to_array().map(f32::to_bits)))
+                .collect()
+        };
+        same_bits(&lanes(&c.side), &lanes(&whole), "side memory");
+        // Normals remembered in both candidate groups, and only there.
+        let mut per_group = [0; 4];
+        for (k, n) in lanes(&whole).iter().enumerate() {
+            if *n != [0; 3] {
+                per_group[k % 32 / 8] += 1;
+            }
+        }
+        assert!(
+            per_group[1] > 4 && per_group[3] > 4 && per_group[0] + per_group[2] == 0,
+            "normals remembered per group: {per_group:?}"
+        );
     }
 
     /// The broad phase's plane test is the exact minimum over the box's
