@@ -107,7 +107,7 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
             println!(
                 "round {round} {name:13} {:.4} s ({} substeps)",
                 t.elapsed().as_secs_f64(),
-                frames * FRAME
+                u64::from(frames) * u64::from(FRAME)
             );
         }
     }
