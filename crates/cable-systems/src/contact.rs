@@ -147,7 +147,8 @@ pub struct Contacts<L: Lane> {
     /// for friction: `Contacts::pushed`).
     push: Vec<V3<L>>,
     /// The last collider that pushed each particle ([`tag`]), or `NONE`
-    /// (kept only for friction).
+    /// (kept only for friction, and only when some candidate moves:
+    /// [`Contacts::touches`]).
     touch: Vec<L>,
     /// Per candidate other than a plane: the outward normal each particle
     /// (rows `0..n`) and segment (rows `n..2n`) started the substep with,
@@ -166,9 +167,16 @@ pub struct Contacts<L: Lane> {
     /// The candidates when all of them are planes, in candidate order
     /// ([`Contacts::planes_only`]); else empty.
     planes: Vec<Plane<L>>,
-    /// The block has friction: `push` and `touch` are kept (nothing else
-    /// reads them).
+    /// The block has friction: `push` is kept, and `touch` with
+    /// [`Contacts::touches`] (nothing else reads them).
     friction: bool,
+    /// Friction needs `touch`: it has a moving candidate, whose motion a
+    /// particle it pushed is carried with. With only still candidates
+    /// friction reads whether a particle was pushed from `push` alone (a
+    /// push is never undone to zero: see [`Contacts::friction`]), and no
+    /// contact writes `touch`: a load, a blend and a store fewer per row
+    /// and contact of the ground plane, and no fill per substep.
+    touches: bool,
     /// The path the contact passes run on this substep (the kernel's).
     wide: Option<Wide>,
 }
@@ -521,10 +529,13 @@ impl<L: Lane> Contacts<L> {
             }
         }
         self.find_spans(st, world, margin);
+        self.touches = self.friction && self.cands.iter().any(|&k| world[k as usize].is_moving());
         self.push.clear();
         self.touch.clear();
         if self.friction {
             self.push.resize(n, V3::zero());
+        }
+        if self.touches {
             self.touch.resize(n, s(NONE));
         }
         // The sweep runs out of line once per SIMD path (`Lane::out_of_line`);
@@ -963,7 +974,9 @@ impl<L: Lane> Contacts<L> {
             // `+ 0` leaves a push as it is (never `−0`, see above).
             let push = coord(&mut self.push[i], AXIS);
             *push = *push + d.keep(hit);
-            self.touch[i] = L::select(hit, pl.kf, self.touch[i]);
+            if self.touches {
+                self.touch[i] = L::select(hit, pl.kf, self.touch[i]);
+            }
         }
         true
     }
@@ -1031,8 +1044,10 @@ impl<L: Lane> Contacts<L> {
         if self.friction {
             let p = lanes.v3(self.push[i]);
             lanes.set3(&mut self.push[i], V3::select(hit, p + dp, p));
-            let t = lanes.v(self.touch[i]);
-            lanes.set(&mut self.touch[i], P::G::select(hit, kf, t));
+            if self.touches {
+                let t = lanes.v(self.touch[i]);
+                lanes.set(&mut self.touch[i], P::G::select(hit, kf, t));
+            }
         }
     }
 
@@ -1194,12 +1209,22 @@ impl<L: Lane> Contacts<L> {
     fn friction<S: Store<L>>(&mut self, st: &mut S, world: &[WorldCollider], mu: L) {
         let zero = s::<L>(0.0);
         for i in 0..st.rows() {
-            let touch = self.touch[i];
-            let touched = st.free(i) & zero.lt(touch);
+            // Pushed this substep. Without `touch` (no candidate moves),
+            // a push that is not zero: every contact that records its
+            // collider in `touch` adds its push, and a push that is zero
+            // (it cancelled, or a contact that moved nothing) gives
+            // `load` zero, which `m` drops in either form, so `m` is the
+            // same (a unit test compares the two).
+            let push = self.push[i];
+            let touched = st.free(i)
+                & if self.touches {
+                    zero.lt(self.touch[i])
+                } else {
+                    !(push.x.eq(zero) & push.y.eq(zero) & push.z.eq(zero))
+                };
             if touched.none() {
                 continue; // a row in the air: no square root
             }
-            let push = self.push[i];
             let load = push.length();
             let m = touched & zero.lt(load);
             if m.none() {
@@ -1208,14 +1233,17 @@ impl<L: Lane> Contacts<L> {
             let p = st.pos(i);
             let nrm = push.div(load);
             let mut carried = V3::<L>::zero();
-            for &k in &self.cands {
-                let col = &world[k as usize];
-                if !col.is_moving() {
-                    continue;
-                }
-                let mk = m & touch.eq(tag(k));
-                if mk.any() {
-                    carried = V3::select(mk, displacement(col, p), carried);
+            if self.touches {
+                let touch = self.touch[i];
+                for &k in &self.cands {
+                    let col = &world[k as usize];
+                    if !col.is_moving() {
+                        continue;
+                    }
+                    let mk = m & touch.eq(tag(k));
+                    if mk.any() {
+                        carried = V3::select(mk, displacement(col, p), carried);
+                    }
                 }
             }
             let dx = p - st.prev(i) - carried;
@@ -1369,6 +1397,10 @@ impl<L: Lane, S: Store<L>, P: Lanes<L>> ShapeRows<P::G> for View<'_, L, S, P> {
     }
     #[inline(always)]
     fn set_touch(&mut self, i: usize, m: <P::G as Lane>::M, kf: P::G) {
+        // Empty when no candidate moves ([`Contacts::touches`]).
+        if self.touch.is_empty() {
+            return;
+        }
         let t = self.lanes.v(self.touch[i]);
         self.lanes.set(&mut self.touch[i], P::G::select(m, kf, t));
     }
@@ -1450,13 +1482,15 @@ mod tests {
     use super::*;
     use crate::lane::{Fx, Mx};
 
-    /// Positions, free masks and previous positions of `W` lanes: what a
-    /// plane's contact and a shape's side memory read.
+    /// Positions, free masks, previous positions and carries of `W`
+    /// lanes: what a plane's contact, a shape's side memory and friction
+    /// read.
     #[derive(Clone)]
     struct Pts<const W: usize = 8> {
         pos: Vec<V3<Fx<W>>>,
         free: Vec<Mx<W>>,
         prev: Vec<V3<Fx<W>>>,
+        carry: Vec<V3<Fx<W>>>,
     }
 
     impl<const W: usize> Store<Fx<W>> for Pts<W> {
@@ -1478,11 +1512,11 @@ mod tests {
         fn set_prev(&mut self, _: usize, _: V3<Fx<W>>) {
             unreachable!()
         }
-        fn carry(&self, _: usize) -> V3<Fx<W>> {
-            unreachable!()
+        fn carry(&self, i: usize) -> V3<Fx<W>> {
+            self.carry[i]
         }
-        fn set_carry(&mut self, _: usize, _: V3<Fx<W>>) {
-            unreachable!()
+        fn set_carry(&mut self, i: usize, c: V3<Fx<W>>) {
+            self.carry[i] = c;
         }
         fn w(&self, _: usize) -> Fx<W> {
             unreachable!()
@@ -1540,6 +1574,84 @@ mod tests {
         assert_eq!(a.len(), b.len(), "{what}");
     }
 
+    /// With no moving candidate, friction tells the particles a contact
+    /// pushed from their pushes alone (`Contacts::touches` false, nothing
+    /// written to `touch`); with one, from `touch`. On the same pushes the
+    /// two give bitwise the same positions and carries: pushes that are
+    /// zero, `−0`, cancelled to zero by a second contact (touched, no
+    /// load), so small that their square underflows, NaN, infinite, along
+    /// one axis or several, on free and pinned particles, sticking and
+    /// sliding. Fails, for one, if the push test looks at one coordinate.
+    #[test]
+    fn friction_without_touches_is_friction_with_them() {
+        let pushes = [
+            (Vec3::ZERO, false),
+            (Vec3::ZERO, true), // pushed, then pushed back to zero
+            (Vec3::new(-0.0, 0.0, -0.0), true),
+            (Vec3::new(0.0, 0.01, 0.0), true),
+            (Vec3::new(0.02, 0.0, 0.0), true),
+            (Vec3::new(0.0, 0.0, -0.03), true),
+            (Vec3::new(0.004, 0.003, 0.0), true),
+            (Vec3::new(1e-30, 0.0, 0.0), true), // its square underflows
+            (Vec3::new(0.0, f32::NAN, 0.0), true),
+            (Vec3::new(f32::INFINITY, 0.0, 0.0), true),
+            (Vec3::new(0.0, 2.0, 0.0), true), // a heavy load: sticks
+        ];
+        let slips = [
+            Vec3::new(0.001, 0.0, 0.0005),
+            Vec3::new(0.05, -0.01, 0.02),
+            Vec3::ZERO,
+            Vec3::new(-0.3, 0.0, 0.1),
+        ];
+        let rows = 12;
+        let mut st = Pts::<8> {
+            pos: vec![V3::zero(); rows],
+            free: vec![Mx::splat(true); rows],
+            prev: vec![V3::zero(); rows],
+            carry: vec![V3::splat(Vec3::splat(1e-9)); rows],
+        };
+        let mut push = vec![V3::<Fx<8>>::zero(); rows];
+        let mut touch = vec![Fx::<8>::splat(NONE); rows];
+        for i in 0..rows {
+            for l in 0..8 {
+                let (p, touched) = pushes[(i * 8 + l) % pushes.len()];
+                push[i].set_lane(l, p);
+                if touched {
+                    touch[i].set_lane(l, 1.0); // `tag(0)`
+                }
+                let prev = Vec3::new(i as f32, 0.5, l as f32);
+                st.prev[i].set_lane(l, prev);
+                st.pos[i].set_lane(l, prev + slips[(i + l) % slips.len()]);
+            }
+            st.free[i].set_lane(i % 8, i % 3 != 0); // some pinned particles
+        }
+        let with = Contacts::<Fx<8>> {
+            friction: true,
+            touches: true,
+            push,
+            touch,
+            ..Contacts::default()
+        };
+        let without = Contacts {
+            touches: false,
+            touch: Vec::new(),
+            ..with.clone()
+        };
+        let mu = Fx::splat(0.5);
+        let mut results = Vec::new();
+        for mut c in [with, without] {
+            let mut s = st.clone();
+            c.friction(&mut s, &[], mu);
+            results.push(s);
+        }
+        let what = "friction with and without touches";
+        same_bits(&bits(&results[0].pos), &bits(&results[1].pos), what);
+        same_bits(&bits(&results[0].carry), &bits(&results[1].carry), what);
+        // Friction acted: some particles moved, and some carries were cleared.
+        assert_ne!(bits(&results[0].pos), bits(&st.pos));
+        assert_ne!(bits(&results[0].carry), bits(&st.carry));
+    }
+
     /// A plane whose normal is an axis takes the one-coordinate form
     /// (`Contacts::project_axis_plane`), and it is bitwise the dot-product
     /// form (`Contacts::project_plane`): positions, friction's pushes and
@@ -1564,6 +1676,7 @@ mod tests {
             pos: vec![V3::zero(); rows],
             free: vec![Mx::splat(true); rows],
             prev: Vec::new(),
+            carry: Vec::new(),
         };
         for i in 0..rows {
             for l in 0..8 {
@@ -1584,6 +1697,7 @@ mod tests {
                     assert_eq!(axis_normal(normal), Some((axis, neg)));
                     let mut c = Contacts::<Fx<8>> {
                         friction: true,
+                        touches: true,
                         push: vec![V3::zero(); rows],
                         touch: vec![Fx::splat(NONE); rows],
                         ..Contacts::default()
@@ -1651,6 +1765,7 @@ mod tests {
             pos: vec![V3::zero(); rows],
             free: vec![Mx::splat(true); rows],
             prev: vec![V3::zero(); rows],
+            carry: vec![V3::zero(); rows],
         };
         for i in 0..rows {
             for l in 0..32 {
