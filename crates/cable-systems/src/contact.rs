@@ -173,7 +173,8 @@ pub struct Contacts<L: Lane> {
     /// Friction needs `touch`: it has a moving candidate, whose motion a
     /// particle it pushed is carried with. With only still candidates
     /// friction reads whether a particle was pushed from `push` alone (a
-    /// push is never undone to zero: see [`Contacts::friction`]), and no
+    /// push that is zero has no load, which friction skips in either
+    /// form: see [`Contacts::friction`]), and no
     /// contact writes `touch`: a load, a blend and a store fewer per row
     /// and contact of the ground plane, and no fill per substep.
     touches: bool,
