@@ -18,16 +18,30 @@
 //! resource, for everything the components do not cover.
 //!
 //! # Steps, each `FixedUpdate` (system set [`CableSystems`])
-//! 1. **sync** ([`CableSystems::Sync`]): new [`Cable`]s get a pool cable and
-//!    a [`CableBody`] (a refused one gets [`CableRejected`] instead);
-//!    despawned ones are freed; [`CableCollider`]s are added, posed from
-//!    their entity's [`GlobalTransform`] and removed;
+//! 1. **sync** ([`CableSystems::Sync`]): the solver's substep is set to
+//!    `Time<Fixed>::timestep() / substeps`; new [`Cable`]s get a pool cable
+//!    and a [`CableBody`], checked against that substep (a refused one,
+//!    for example a compliance that overflows at it, gets
+//!    [`CableRejected`] instead, and the refusal is logged and sent as a
+//!    [`CableNotice::Rejected`]); despawned ones are freed; a cable removed
+//!    from the pool behind the plugin's back (through
+//!    [`CableSimulation::pool_mut`]) is rebuilt from its entity's [`Cable`]
+//!    ([`CableNotice::Lost`]); [`CableCollider`]s are added (again, if
+//!    removed through the pool), posed from their entity's
+//!    [`GlobalTransform`] and removed;
 //! 2. **step** ([`CableSystems::Step`]): each attached end's target is
 //!    resolved, the solver runs [`CablePlugin::substeps`] substeps of
 //!    `Time<Fixed>::timestep() / substeps`, moving targets interpolated
-//!    across them;
+//!    across them. A cable that no longer fits the substep (made softer
+//!    through [`CableSimulation::pool_mut`], or a smaller timestep) is
+//!    taken out of the pool alone, its entity given a [`CableRejected`]
+//!    ([`CableNotice::Rejected`]), and the others step on; a step that
+//!    fails anyway is logged once, not every fixed step;
 //! 3. **write-back** ([`CableSystems::Writeback`]): [`CableParticles`] get
 //!    the positions.
+//!
+//! What the plugin refused or repaired on its own is logged (standard
+//! error, once per event) and sent as a [`CableNotice`] message.
 //!
 //! In `PostUpdate` ([`CableSystems::Mesh`]), [`CableTube`] meshes are rebuilt
 //! when the [`Assets<Mesh>`] resource exists (an `AssetPlugin`, or the
@@ -118,7 +132,9 @@ pub struct CablePlugin {
     /// with [`CableSimulation::set_params`].
     pub params: SolverParams,
     /// Solver substeps per `FixedUpdate` (≥ 1, at most
-    /// `params.max_substeps`). Default 1.
+    /// `params.max_substeps`). Default 1. Cables are checked against the
+    /// substep this gives (`Time<Fixed>::timestep() / substeps`): a
+    /// compliance that overflows at it is refused at spawn.
     pub substeps: u32,
     /// The particle layout (see `cable_systems::layout`). Default: the
     /// fastest exact one.
@@ -169,6 +185,7 @@ impl Plugin for CablePlugin {
             }
         };
         app.insert_resource(sim)
+            .add_message::<CableNotice>()
             .configure_sets(
                 FixedUpdate,
                 (
@@ -212,6 +229,12 @@ pub struct CableSimulation {
     targets: HashMap<(CableHandle, End), cable_glam::Vec3>,
     /// Reused per step: (cable, end, from, to).
     moves: Vec<(CableHandle, End, cable_glam::Vec3, cable_glam::Vec3)>,
+    /// Reused per sync: cable entities whose pool cable was removed
+    /// behind the plugin's back, with the removed handle.
+    lost: Vec<(Entity, CableHandle)>,
+    /// The last step-level error logged, so that a failure repeated every
+    /// fixed step is logged once; cleared by a step that runs.
+    last_error: Option<String>,
 }
 
 impl Default for CableSimulation {
@@ -227,6 +250,8 @@ impl Default for CableSimulation {
             colliders: HashMap::new(),
             targets: HashMap::new(),
             moves: Vec::new(),
+            lost: Vec::new(),
+            last_error: None,
         }
     }
 }
@@ -262,7 +287,18 @@ impl CableSimulation {
 
     /// The particle pool, for what the components do not cover (particle
     /// masses, velocities, parameters of one cable). Cables and colliders
-    /// made from entities are the plugin's: remove them by despawning.
+    /// made from entities are the plugin's: remove them by despawning the
+    /// entity (or removing its [`Cable`] or [`CableCollider`]).
+    ///
+    /// Removing an entity's cable here does not end it: the next
+    /// [`CableSystems::Sync`] rebuilds it from the entity's [`Cable`] (a
+    /// new [`CableBody`], the particles back where the [`Cable`] put
+    /// them), logs it and sends a [`CableNotice::Lost`]; a collider removed
+    /// here is added again the same way. Parameters set here are checked
+    /// at the next step: a cable whose compliance then overflows at the
+    /// substep is taken out alone ([`CableNotice::Rejected`], or
+    /// [`CableNotice::Dropped`] for a cable added here), so the others
+    /// keep moving.
     pub fn pool_mut(&mut self) -> &mut ParticlePool {
         &mut self.pool
     }
@@ -303,6 +339,149 @@ impl CableSimulation {
     pub fn collider_of(&self, entity: Entity) -> Option<ColliderHandle> {
         self.colliders.get(&entity).copied()
     }
+
+    /// The solver substep a fixed timestep of `dt` seconds gives, set on
+    /// the stepper; `None` (logged once) when the stepper refuses it or
+    /// `dt` is not positive.
+    fn sync_substep(&mut self, dt: f32) -> Option<f32> {
+        if !(dt > 0.0 && dt.is_finite()) {
+            return None;
+        }
+        let h = dt / self.substeps as f32;
+        if self.stepper.params().substep != h {
+            let params = SolverParams {
+                substep: h,
+                ..*self.stepper.params()
+            };
+            if let Err(e) = self.stepper.set_params(params) {
+                self.log_once(format!("cable-bevy: fixed timestep {dt} s refused: {e}"));
+                return None;
+            }
+        }
+        Some(h)
+    }
+
+    /// Logs a step-level error unless it is the one logged last.
+    fn log_once(&mut self, message: String) {
+        if self.last_error.as_deref() != Some(message.as_str()) {
+            log_error(&message);
+            self.last_error = Some(message);
+        }
+    }
+
+    /// Takes every pool cable that refuses substep `h` out of the pool, so
+    /// that the others can step: an entity's cable leaves its entity with
+    /// a [`CableRejected`] (and empty [`CableParticles`]), one added
+    /// through [`CableSimulation::pool_mut`] is removed. Each is logged
+    /// and sent as a [`CableNotice`].
+    fn drop_refused(
+        &mut self,
+        h: f32,
+        commands: &mut Commands,
+        notices: &mut MessageWriter<CableNotice>,
+    ) {
+        let refused: Vec<(CableHandle, CableError)> = self
+            .pool
+            .handles()
+            .filter_map(|c| {
+                self.pool
+                    .validate_cable_for_substep(c, h)
+                    .err()
+                    .map(|e| (c, e))
+            })
+            .collect();
+        for (handle, error) in refused {
+            // Live: listed by `handles` just above.
+            let _ = self.pool.remove_cable(handle);
+            self.targets.remove(&(handle, End::Start));
+            self.targets.remove(&(handle, End::End));
+            let owner = self
+                .cables
+                .iter()
+                .find(|(_, c)| **c == handle)
+                .map(|(e, _)| *e);
+            match owner {
+                Some(entity) => {
+                    self.cables.remove(&entity);
+                    log_error(&format!(
+                        "cable-bevy: cable {entity} taken out of the simulation \
+                         (substep {h} s): {error}"
+                    ));
+                    if let Ok(mut e) = commands.get_entity(entity) {
+                        e.try_remove::<CableBody>()
+                            .try_insert((CableRejected(error.clone()), CableParticles::default()));
+                    }
+                    notices.write(CableNotice::Rejected { entity, error });
+                }
+                None => {
+                    log_error(&format!(
+                        "cable-bevy: pool cable {handle:?} (no entity) removed \
+                         (substep {h} s): {error}"
+                    ));
+                    notices.write(CableNotice::Dropped { handle, error });
+                }
+            }
+        }
+    }
+}
+
+/// What the plugin refused or repaired on its own, as a message (read it
+/// with a `MessageReader<CableNotice>`); each is also logged once.
+///
+/// # Example
+/// ```
+/// use bevy_ecs::prelude::*;
+/// use cable_bevy::CableNotice;
+///
+/// fn report(mut notices: MessageReader<CableNotice>) {
+///     for notice in notices.read() {
+///         if let CableNotice::Rejected { entity, error } = notice {
+///             println!("cable {entity} refused: {error}");
+///         }
+///     }
+/// }
+/// # bevy_ecs::system::assert_is_system(report);
+/// ```
+#[derive(Message, Debug, Clone, PartialEq)]
+pub enum CableNotice {
+    /// The entity's [`Cable`] has no pool cable: refused at spawn (for
+    /// example a mass out of range, or a compliance that overflows at the
+    /// substep), or taken out at a step because it no longer fits the
+    /// substep. The entity has a [`CableRejected`] with the same error.
+    Rejected {
+        /// The cable entity.
+        entity: Entity,
+        /// Why.
+        error: CableError,
+    },
+    /// The entity's pool cable was removed behind the plugin's back
+    /// (through [`CableSimulation::pool_mut`]): it was rebuilt from its
+    /// [`Cable`] (see its new [`CableBody`]), or refused
+    /// ([`CableNotice::Rejected`] follows).
+    Lost {
+        /// The cable entity.
+        entity: Entity,
+        /// The removed pool cable.
+        handle: CableHandle,
+    },
+    /// A pool cable no entity owns (added through
+    /// [`CableSimulation::pool_mut`]) no longer fit the substep and would
+    /// have stopped every step: it was removed from the pool.
+    Dropped {
+        /// The removed pool cable.
+        handle: CableHandle,
+        /// Why.
+        error: CableError,
+    },
+    /// The entity's pool collider was removed behind the plugin's back
+    /// (through [`CableSimulation::pool_mut`]): it was added again from its
+    /// [`CableCollider`] (see its new [`CableColliderBody`]).
+    ColliderLost {
+        /// The collider entity.
+        entity: Entity,
+        /// The removed pool collider.
+        handle: ColliderHandle,
+    },
 }
 
 /// Bevy's glam and `cable`'s glam are the same crate when the lock file
@@ -403,7 +582,10 @@ pub struct CableBody {
 }
 
 /// Added instead of [`CableBody`] when the pool refused a [`Cable`] (for
-/// example a mass out of range, or the pool's particle budget).
+/// example a mass out of range, the pool's particle budget, or a
+/// compliance that overflows at the substep), at spawn or at a later step
+/// (its [`CableParticles`] are then emptied). The plugin does not retry
+/// while it is there: remove it to try again.
 #[derive(Component, Debug, Clone, PartialEq)]
 pub struct CableRejected(pub CableError);
 
@@ -527,43 +709,101 @@ pub struct CableTube;
 type NewCables<'w, 's> =
     Query<'w, 's, (Entity, &'static Cable), (Without<CableBody>, Without<CableRejected>)>;
 
-/// New cables into the pool; cables of despawned entities out of it.
+/// The substep first (from the fixed timestep); new cables into the pool,
+/// checked against it; cables of despawned entities out of it; cables
+/// removed from the pool behind the plugin's back rebuilt.
 fn sync_cables(
     mut commands: Commands,
     mut sim: ResMut<CableSimulation>,
+    time: Option<Res<Time<Fixed>>>,
     new: NewCables,
-    bodies: Query<&CableBody, With<Cable>>,
+    bodies: Query<(&CableBody, &Cable)>,
+    mut notices: MessageWriter<CableNotice>,
 ) {
     let sim = &mut *sim;
+    // The substep the next step runs: cables are checked against it.
+    let substep = time.and_then(|t| sim.sync_substep(t.timestep().as_secs_f32()));
     // Gone: the entity was despawned, or lost its `Cable` or `CableBody`.
+    // Lost: the entity is whole but its pool cable was removed through
+    // `pool_mut` (or the pool replaced).
     let pool = &mut sim.pool;
     let targets = &mut sim.targets;
+    let lost = &mut sim.lost;
+    lost.clear();
     sim.cables.retain(|entity, handle| {
-        let alive = bodies.get(*entity).is_ok_and(|b| b.handle == *handle);
-        if !alive {
+        let owned = bodies.get(*entity).is_ok_and(|(b, _)| b.handle == *handle);
+        let live = pool.contains(*handle);
+        if !(owned && live) {
+            // A no-op when the cable is already gone.
             let _ = pool.remove_cable(*handle);
             targets.remove(&(*handle, End::Start));
             targets.remove(&(*handle, End::End));
+            if owned {
+                lost.push((*entity, *handle));
+            }
         }
-        alive
+        owned && live
     });
-    let substep = sim.stepper.params().substep;
-    let pool = &mut sim.pool;
+    for i in 0..sim.lost.len() {
+        let (entity, handle) = sim.lost[i];
+        log_error(&format!(
+            "cable-bevy: the pool cable {handle:?} of {entity} was removed behind \
+             the plugin's back; rebuilding it from its Cable"
+        ));
+        notices.write(CableNotice::Lost { entity, handle });
+        let Ok(mut e) = commands.get_entity(entity) else {
+            continue;
+        };
+        // Without a body the entity is new again: rebuilt below, or at the
+        // next sync when the substep is not known yet.
+        e.try_remove::<CableBody>();
+        if let (Some(h), Ok((_, cable))) = (substep, bodies.get(entity)) {
+            let added = spawn_cable(&mut sim.pool, cable, h);
+            settle(&mut commands, sim, &mut notices, entity, added);
+        }
+    }
+    let Some(h) = substep else {
+        // No substep to check against: new cables wait.
+        return;
+    };
     for (entity, cable) in &new {
-        // A cable whose compliances overflow at this substep would make every
-        // step refuse: reject it here, once, instead.
-        let added = cable
-            .desc
-            .validate_for_substep(substep)
-            .and_then(|()| add_cable(pool, cable));
-        match added {
-            Ok(handle) => {
-                sim.cables.insert(entity, handle);
-                commands.entity(entity).insert(CableBody { handle });
+        let added = spawn_cable(&mut sim.pool, cable, h);
+        settle(&mut commands, sim, &mut notices, entity, added);
+    }
+}
+
+/// Adds a cable checked for substep `h`: a cable whose compliances
+/// overflow at it would make every step refuse, so it is refused here,
+/// once, instead.
+fn spawn_cable(pool: &mut ParticlePool, cable: &Cable, h: f32) -> Result<CableHandle, CableError> {
+    cable
+        .desc
+        .validate_for_substep(h)
+        .and_then(|()| add_cable(pool, cable))
+}
+
+/// Gives `entity` the outcome of [`spawn_cable`]: a [`CableBody`], or a
+/// [`CableRejected`] with the reason, logged and sent as a notice.
+fn settle(
+    commands: &mut Commands,
+    sim: &mut CableSimulation,
+    notices: &mut MessageWriter<CableNotice>,
+    entity: Entity,
+    added: Result<CableHandle, CableError>,
+) {
+    match added {
+        Ok(handle) => {
+            sim.cables.insert(entity, handle);
+            if let Ok(mut e) = commands.get_entity(entity) {
+                e.try_insert(CableBody { handle });
             }
-            Err(e) => {
-                commands.entity(entity).insert(CableRejected(e));
+        }
+        Err(error) => {
+            log_error(&format!("cable-bevy: cable {entity} refused: {error}"));
+            if let Ok(mut e) = commands.get_entity(entity) {
+                e.try_insert((CableRejected(error.clone()), CableParticles::default()));
             }
+            notices.write(CableNotice::Rejected { entity, error });
         }
     }
 }
@@ -594,6 +834,7 @@ fn sync_colliders(
         Option<&CableColliderBody>,
         Option<&GlobalTransform>,
     )>,
+    mut notices: MessageWriter<CableNotice>,
 ) {
     let sim = &mut *sim;
     let set = sim.pool.colliders_mut();
@@ -607,15 +848,28 @@ fn sync_colliders(
     });
     for (entity, collider, body, transform) in &colliders {
         let handle = match sim.colliders.get(&entity) {
-            Some(h) => *h,
-            None => {
+            Some(h) if set.contains(*h) => *h,
+            old => {
+                if let Some(&lost) = old {
+                    // Removed behind the plugin's back: added again.
+                    log_error(&format!(
+                        "cable-bevy: the pool collider {lost:?} of {entity} was removed \
+                         behind the plugin's back; adding it again"
+                    ));
+                    notices.write(CableNotice::ColliderLost {
+                        entity,
+                        handle: lost,
+                    });
+                }
                 let handle = set.add(collider.0);
                 sim.colliders.insert(entity, handle);
                 handle
             }
         };
         if body.is_none_or(|b| b.handle != handle) {
-            commands.entity(entity).insert(CableColliderBody { handle });
+            commands
+                .entity(entity)
+                .try_insert(CableColliderBody { handle });
         }
         if let Some(t) = transform {
             let (_, rotation, translation) = t.to_scale_rotation_translation();
@@ -627,27 +881,19 @@ fn sync_colliders(
 
 /// Resolves the attachments and runs the solver for one fixed timestep.
 fn step(
+    mut commands: Commands,
     mut sim: ResMut<CableSimulation>,
-    time: Res<Time<Fixed>>,
+    time: Option<Res<Time<Fixed>>>,
     cables: Query<(&CableBody, &CableAttachments)>,
     transforms: Query<&GlobalTransform>,
+    mut notices: MessageWriter<CableNotice>,
 ) {
     let sim = &mut *sim;
+    let Some(time) = time else { return };
     let dt = time.timestep().as_secs_f32();
-    if dt <= 0.0 {
+    let Some(h) = sim.sync_substep(dt) else {
         return;
-    }
-    let h = dt / sim.substeps as f32;
-    if sim.stepper.params().substep != h {
-        let params = SolverParams {
-            substep: h,
-            ..*sim.stepper.params()
-        };
-        if let Err(e) = sim.stepper.set_params(params) {
-            log_error(&format!("cable-bevy: fixed timestep {dt} s refused: {e}"));
-            return;
-        }
-    }
+    };
     sim.moves.clear();
     for (body, attachments) in &cables {
         for (end, anchor) in [(End::Start, attachments.start), (End::End, attachments.end)] {
@@ -679,18 +925,34 @@ fn step(
             }
         }
     }
+    let result = match advance(sim, dt) {
+        // Refused before any substep ran (the pool and the accumulator are
+        // untouched) because some cable no longer fits the substep: take
+        // those out, alone, and run the step for the others.
+        Err(_) if sim.stepper.validate_pool(&sim.pool).is_err() => {
+            sim.drop_refused(h, &mut commands, &mut notices);
+            advance(sim, dt)
+        }
+        other => other,
+    };
+    match result {
+        Ok(_) => sim.last_error = None,
+        Err(e) => sim.log_once(format!("cable-bevy: step refused: {e}")),
+    }
+}
+
+/// Runs the solver for one fixed timestep of `dt` seconds, the attached
+/// ends moved across its substeps.
+fn advance(sim: &mut CableSimulation, dt: f32) -> Result<u32, CableError> {
     let moves = &sim.moves;
-    let result = sim.stepper.advance_with(&mut sim.pool, dt, |pool, k, n| {
+    sim.stepper.advance_with(&mut sim.pool, dt, |pool, k, n| {
         let t = (k + 1) as f32 / n as f32;
         for &(handle, end, from, to) in moves {
-            // A target beyond the pool's coordinate range is refused: the
-            // end keeps its previous target.
+            // A target beyond the pool's coordinate range (or of a cable
+            // just taken out) is refused: the end keeps its previous target.
             let _ = pool.set_attachment(handle, end, Some(from.lerp(to, t)));
         }
-    });
-    if let Err(e) = result {
-        log_error(&format!("cable-bevy: step refused: {e}"));
-    }
+    })
 }
 
 /// Positions into [`CableParticles`], each cable read where the layout
@@ -749,7 +1011,7 @@ fn update_tubes(
                     PrimitiveTopology::TriangleList,
                     RenderAssetUsages::default(),
                 ));
-                commands.entity(entity).insert(Mesh3d(handle.clone()));
+                commands.entity(entity).try_insert(Mesh3d(handle.clone()));
                 handle
             }
         };

@@ -11,18 +11,23 @@ use bevy_mesh::{Mesh, Mesh3d, VertexAttributeValues};
 use bevy_time::{Fixed, Time, TimePlugin, TimeUpdateStrategy};
 use bevy_transform::prelude::*;
 use cable_bevy::{
-    Cable, CableAnchor, CableAttachments, CableBody, CableCollider, CableParticles, CablePlugin,
-    CableRejected, CableSimulation, CableTube,
+    Cable, CableAnchor, CableAttachments, CableBody, CableCollider, CableColliderBody, CableNotice,
+    CableParticles, CablePlugin, CableRejected, CableSimulation, CableTube,
 };
 
 /// A headless app stepping 1/60 s per update, one fixed step per update.
 fn app() -> App {
+    app_with(CablePlugin::default())
+}
+
+/// As [`app`], with this plugin.
+fn app_with(plugin: CablePlugin) -> App {
     let mut app = App::new();
     app.add_plugins((
         TaskPoolPlugin::default(),
         TimePlugin,
         TransformPlugin,
-        CablePlugin::default(),
+        plugin,
     ))
     .insert_resource(Time::<Fixed>::from_hz(60.0))
     .insert_resource(TimeUpdateStrategy::ManualDuration(Duration::from_secs_f64(
@@ -320,4 +325,232 @@ fn a_cable_whose_compliance_overflows_at_the_substep_is_rejected_at_spawn() {
         "{:?}",
         particles(&app, good)[8]
     );
+}
+
+/// Runs `frames` updates and returns the notices sent meanwhile.
+fn run(app: &mut App, frames: u32) -> Vec<CableNotice> {
+    let mut out = Vec::new();
+    for _ in 0..frames {
+        app.update();
+        out.extend(
+            app.world_mut()
+                .resource_mut::<Messages<CableNotice>>()
+                .drain(),
+        );
+    }
+    out
+}
+
+fn body(app: &App, e: Entity) -> Option<cable_bevy::cable_core::CableHandle> {
+    app.world().get::<CableBody>(e).map(|b| b.handle)
+}
+
+#[test]
+fn a_cable_removed_through_the_pool_is_rebuilt_from_its_entity() {
+    let mut app = app();
+    let rope = app
+        .world_mut()
+        .spawn((
+            Cable::line(Vec3::ZERO, Vec3::new(2.0, 0.0, 0.0), 2.5, 8).expect("valid"),
+            CableAttachments {
+                start: CableAnchor::Point(Vec3::ZERO),
+                end: CableAnchor::Free,
+            },
+        ))
+        .id();
+    run(&mut app, 40);
+    let old = body(&app, rope).expect("a body");
+    let hanging = particles(&app, rope);
+    assert!(hanging[8].y < -0.5, "it fell: {}", hanging[8]);
+    app.world_mut()
+        .resource_mut::<CableSimulation>()
+        .pool_mut()
+        .remove_cable(old)
+        .expect("live");
+
+    let notices = run(&mut app, 1);
+    let new = body(&app, rope).expect("rebuilt, not left with a dead body");
+    assert_ne!(new, old);
+    let sim = app.world().resource::<CableSimulation>();
+    assert!(sim.pool().contains(new));
+    assert!(!sim.pool().contains(old));
+    assert_eq!(sim.cable_of(rope), Some(new));
+    assert_eq!(sim.pool().cable_count(), 1);
+    assert_eq!(
+        notices,
+        [CableNotice::Lost {
+            entity: rope,
+            handle: old
+        }]
+    );
+    // Rebuilt from its `Cable`: it starts over from the line and falls
+    // again, pinned at the start; the particles are written, not frozen.
+    let again = particles(&app, rope);
+    assert!(again[8].y > hanging[8].y, "{} vs {}", again[8], hanging[8]);
+    let notices = run(&mut app, 30);
+    assert!(notices.is_empty(), "reported once: {notices:?}");
+    let later = particles(&app, rope);
+    assert_eq!(later[0], Vec3::ZERO);
+    assert!(
+        later[8].y < again[8].y - 0.3,
+        "{} vs {}",
+        later[8],
+        again[8]
+    );
+    assert_eq!(body(&app, rope), Some(new));
+}
+
+#[test]
+fn a_collider_removed_through_the_pool_is_added_again() {
+    let mut app = app();
+    let ball = app
+        .world_mut()
+        .spawn((
+            CableCollider::sphere(0.5).expect("valid"),
+            Transform::from_xyz(2.0, -1.0, 0.0),
+        ))
+        .id();
+    let rope = app
+        .world_mut()
+        .spawn(Cable::line(Vec3::ZERO, Vec3::new(4.0, 0.0, 0.0), 6.0, 32).expect("valid"))
+        .id();
+    run(&mut app, 5);
+    let old = app
+        .world()
+        .get::<CableColliderBody>(ball)
+        .expect("a body")
+        .handle;
+    app.world_mut()
+        .resource_mut::<CableSimulation>()
+        .pool_mut()
+        .colliders_mut()
+        .remove(old)
+        .expect("live");
+    let notices = run(&mut app, 120);
+    assert_eq!(
+        notices,
+        [CableNotice::ColliderLost {
+            entity: ball,
+            handle: old
+        }]
+    );
+    let new = app
+        .world()
+        .get::<CableColliderBody>(ball)
+        .expect("a body")
+        .handle;
+    assert_ne!(new, old);
+    let sim = app.world().resource::<CableSimulation>();
+    assert!(sim.pool().colliders().contains(new));
+    assert_eq!(sim.collider_of(ball), Some(new));
+    // The ball holds the cable up again.
+    assert!(particles(&app, rope)[16].y > -0.6);
+}
+
+/// A cable whose compliance is fine at 1/60 s but overflows at 1/480 s.
+fn too_soft_for_eight_substeps(y: f32) -> Cable {
+    let mut soft =
+        Cable::line(Vec3::new(0.0, y, 0.0), Vec3::new(4.0, y, 0.0), 5.0, 16).expect("valid");
+    soft.desc.params.compliance = 1.0e26;
+    assert!(soft.desc.validate_for_substep(1.0 / 60.0).is_ok());
+    assert!(soft.desc.validate_for_substep(1.0 / 480.0).is_err());
+    soft
+}
+
+#[test]
+fn with_eight_substeps_a_cable_too_soft_for_them_is_refused_at_spawn_and_the_others_move() {
+    let mut app = app_with(CablePlugin {
+        substeps: 8,
+        ..CablePlugin::default()
+    });
+    let good = app
+        .world_mut()
+        .spawn(Cable::line(Vec3::ZERO, Vec3::new(4.0, 0.0, 0.0), 5.0, 16).expect("valid"))
+        .id();
+    let bad = app.world_mut().spawn(too_soft_for_eight_substeps(1.0)).id();
+    let notices = run(&mut app, 30);
+    let rejected = app.world().get::<CableRejected>(bad).expect("refused");
+    assert!(
+        rejected.0.to_string().starts_with("compliance"),
+        "{}",
+        rejected.0
+    );
+    assert!(app.world().get::<CableBody>(bad).is_none());
+    assert_eq!(
+        notices,
+        [CableNotice::Rejected {
+            entity: bad,
+            error: rejected.0.clone()
+        }]
+    );
+    let sim = app.world().resource::<CableSimulation>();
+    assert_eq!(sim.pool().cable_count(), 1);
+    assert!((sim.params().substep - 1.0 / 480.0).abs() < 1.0e-9);
+    assert!(sim.stepper().substeps_run() >= 28 * 8);
+    // The good cable is simulated: its middle sags.
+    assert!(
+        particles(&app, good)[8].y < -0.3,
+        "{:?}",
+        particles(&app, good)[8]
+    );
+}
+
+#[test]
+fn a_cable_that_stops_fitting_the_substep_is_taken_out_alone_once() {
+    let mut app = app_with(CablePlugin {
+        substeps: 8,
+        ..CablePlugin::default()
+    });
+    let a = app
+        .world_mut()
+        .spawn(Cable::line(Vec3::ZERO, Vec3::new(4.0, 0.0, 0.0), 5.0, 16).expect("valid"))
+        .id();
+    let b = app
+        .world_mut()
+        .spawn(Cable::line(Vec3::Y, Vec3::new(4.0, 1.0, 0.0), 5.0, 16).expect("valid"))
+        .id();
+    assert!(run(&mut app, 5).is_empty());
+    let hb = body(&app, b).expect("b simulated");
+    // Made too soft for 1/480 s through the pool, and a cable of the pool's
+    // own (no entity) just as soft.
+    let lone = {
+        let mut sim = app.world_mut().resource_mut::<CableSimulation>();
+        let pool = sim.pool_mut();
+        let mut params = *pool.params(hb).expect("live");
+        params.compliance = 1.0e26;
+        pool.set_params(hb, params)
+            .expect("valid at any substep alone");
+        pool.add_cable(&too_soft_for_eight_substeps(3.0).desc)
+            .expect("the pool takes it")
+    };
+    let before = particles(&app, a);
+    let runs = app
+        .world()
+        .resource::<CableSimulation>()
+        .stepper()
+        .substeps_run();
+    let notices = run(&mut app, 1);
+    let after = particles(&app, a);
+    assert_ne!(before, after, "a kept moving");
+    let notices = [notices, run(&mut app, 30)].concat();
+    // Each taken out once; every step ran, for a.
+    let rejected = app.world().get::<CableRejected>(b).expect("b refused");
+    assert!(rejected.0.to_string().starts_with("compliance"));
+    assert_eq!(notices.len(), 2, "{notices:?}");
+    assert!(notices.contains(&CableNotice::Rejected {
+        entity: b,
+        error: rejected.0.clone()
+    }));
+    assert!(notices.iter().any(|n| matches!(
+        n,
+        CableNotice::Dropped { handle, .. } if *handle == lone
+    )));
+    assert!(app.world().get::<CableBody>(b).is_none());
+    assert!(particles(&app, b).is_empty(), "no frozen particles");
+    let sim = app.world().resource::<CableSimulation>();
+    assert_eq!(sim.cable_of(b), None);
+    assert!(!sim.pool().contains(hb) && !sim.pool().contains(lone));
+    assert_eq!(sim.pool().cable_count(), 1);
+    assert!(sim.stepper().substeps_run() >= runs + 30 * 8);
+    assert!(particles(&app, a)[8].y < -0.3, "{}", particles(&app, a)[8]);
 }
