@@ -1,4 +1,40 @@
-#![doc = include_str!("../README.md")]
+//! Data-oriented Verlet cable and rope simulation: ropes, cables, chains and
+//! hoses for games and tools.
+//!
+//! Every particle of every cable lives in one structure-of-arrays
+//! [`ParticlePool`]; a [`Stepper`] advances it in fixed substeps with one
+//! solver kernel (distance constraints, tethers, bending, contacts and
+//! friction) that runs over SIMD lanes and in parallel over cables, with
+//! results bitwise identical whatever the thread count, layout or SIMD path.
+//!
+//! ```
+//! use cable::{CableDesc, ParticlePool, SolverParams, Stepper};
+//! use glam::Vec3;
+//!
+//! let mut pool = ParticlePool::new();
+//! let rope = pool.add_cable(&CableDesc::line(Vec3::ZERO, Vec3::new(10.0, 0.0, 0.0), 12.0, 32)?)?;
+//! let mut stepper = Stepper::new(SolverParams::default())?;
+//! for _frame in 0..60 {
+//!     stepper.advance(&mut pool, 1.0 / 60.0)?;
+//! }
+//! assert!(pool.positions(rope)?[16].y < 0.0); // it sags
+//! # Ok::<(), cable::CableError>(())
+//! ```
+//!
+//! This package is the facade over the library crates, with the same types:
+//!
+//! - [`core`] (`cable-core`): the pool, [`CableDesc`], [`CableParams`],
+//!   handles, colliders, mesh data types, [`CableError`];
+//! - [`systems`] (`cable-systems`): the [`Stepper`] and its [`SolverParams`],
+//!   the layouts, meshes, sockets, snapshots, queries, save and restore, the
+//!   hecs layer, profiler spans (feature `tracing`);
+//! - [`debug`]: ASCII and SVG views of a pool;
+//! - [`scene`]: the JSON scene files of the `cable` command line ([`Scene`]);
+//! - [`workload`]: the synthetic workloads of `cable bench` and the benches;
+//! - [`glam`]: the vector types of the API.
+//!
+//! The README and the guide in the repository's `docs/guide/` explain each
+//! feature, what it is checked against and what it costs.
 #![warn(clippy::unwrap_used)]
 #![cfg_attr(test, allow(clippy::unwrap_used))]
 
@@ -14,3 +50,36 @@ pub use cable_core::{CableDesc, CableError, CableHandle, CableParams, End, Parti
 pub use cable_systems::{SolverParams, Stepper};
 pub use glam;
 pub use scene::{Scene, SceneError};
+
+// The README and the guide's chapters are compiled and run as doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+mod readme {}
+
+#[cfg(doctest)]
+#[doc = include_str!("../docs/guide/bevy.md")]
+mod guide_bevy {}
+
+#[cfg(doctest)]
+#[doc = include_str!("../docs/guide/collisions.md")]
+mod guide_collisions {}
+
+#[cfg(doctest)]
+#[doc = include_str!("../docs/guide/debug-views.md")]
+mod guide_debug_views {}
+
+#[cfg(doctest)]
+#[doc = include_str!("../docs/guide/meshes.md")]
+mod guide_meshes {}
+
+#[cfg(doctest)]
+#[doc = include_str!("../docs/guide/profiling.md")]
+mod guide_profiling {}
+
+#[cfg(doctest)]
+#[doc = include_str!("../docs/guide/queries.md")]
+mod guide_queries {}
+
+#[cfg(doctest)]
+#[doc = include_str!("../docs/guide/save-restore.md")]
+mod guide_save_restore {}
