@@ -5,6 +5,7 @@ use cable::workload::{BenchScene, Measurement, Workload};
 use cable_systems::Layout;
 use cable_systems::simd::Simd;
 
+use super::staged::Staged;
 use super::{BenchArgs, CliError, thread_pool};
 
 /// Most cables × (segments + 1) particles a bench may build.
@@ -73,10 +74,20 @@ pub fn bench(a: &BenchArgs) -> Result<(), CliError> {
             "--repeat: must be between 1 and 100, got {repeat}"
         )));
     }
+    // Staged like every output (whole or not at all, devices written in
+    // place), before measuring: an unwritable path fails at once.
+    let chart = match &a.svg {
+        Some(path) => Some(Staged::create("--svg", path)?),
+        None => None,
+    };
     for &layout in &layouts {
         // The fastest of `repeat` runs: the least disturbed on a shared machine.
         let mut best: Option<Measurement> = None;
         for _ in 0..repeat {
+            // Caught (with --svg) so that its staged file is dropped.
+            if super::anim::interrupted() {
+                return Err(CliError::Interrupted);
+            }
             let m = workers
                 .install(|| w.measure(layout))
                 .map_err(|e| CliError::Usage(e.to_string()))?;
@@ -87,9 +98,13 @@ pub fn bench(a: &BenchArgs) -> Result<(), CliError> {
         results.extend(best);
     }
     print_table(&w, threads, repeat, &results);
-    if let Some(path) = &a.svg {
-        std::fs::write(path, svg_chart(&w, threads, &results))
-            .map_err(|e| CliError::Other(format!("--svg {}: cannot write: {e}", path.display())))?;
+    if let Some(mut staged) = chart {
+        use std::io::Write;
+        staged
+            .file()
+            .write_all(svg_chart(&w, threads, &results).as_bytes())
+            .map_err(|e| staged.io_err(&e))?;
+        staged.commit()?;
     }
     if a.json {
         let mut v = json(&w, threads, &results);

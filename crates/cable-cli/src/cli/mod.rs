@@ -250,6 +250,8 @@ pub fn main() -> ExitCode {
         Command::Run(a) => run::run(&a),
         Command::Bench(a) => bench::bench(&a),
     };
+    // From here an interrupt leaves the exit to this function.
+    anim::finishing();
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {

@@ -15,14 +15,14 @@ use super::staged::Staged;
 /// 256 MiB, about 3.7 million vertices, an OBJ file of roughly 600 MB.
 pub const OBJ_MESH_BUDGET: u64 = 256 << 20;
 
-/// An OBJ output whose temporary file is created before the run (so an
-/// unwritable path fails fast), written after it.
+/// An OBJ output staged before the run (so an unwritable path fails fast,
+/// see [`Staged::create`]), written after it.
 pub struct ObjWriter {
     staged: Staged,
 }
 
 impl ObjWriter {
-    /// Creates the temporary file beside `path`; the target is untouched.
+    /// Stages `path` ([`Staged::create`]); the target is untouched.
     pub fn create(path: &Path) -> Result<Self, CliError> {
         Ok(Self {
             staged: Staged::create("--obj", path)?,
@@ -45,7 +45,7 @@ impl ObjWriter {
     }
 
     /// Meshes every cable of `pool` as tubes (each cable's `radius`, `sides`
-    /// and `tile`) and writes them into the temporary file, ready for
+    /// and `tile`) and writes them into the staged file, ready for
     /// [`Staged::commit`].
     pub fn write(mut self, pool: &ParticlePool) -> Result<Staged, CliError> {
         self.check_budget(pool)?;

@@ -1,5 +1,5 @@
-//! The `--out` JSON writer, streamed frame by frame into a temporary file
-//! ([`Staged`]) that replaces the target only when the run succeeds:
+//! The `--out` JSON writer, streamed frame by frame into a staged file
+//! ([`Staged`]) handed to the target only when the run succeeds:
 //! `{"substep": h, "frames": [{"frame": i, "time": t, "cables": [[[x, y, z], ...], ...]}]}`,
 //! each frame with `"tension": [[T, ...], ...]` after `cables` under `--tension`.
 
@@ -9,7 +9,6 @@ use std::path::Path;
 use cable_core::{CableHandle, ParticlePool};
 use glam::Vec3;
 use serde::Serialize;
-use tempfile::NamedTempFile;
 
 use super::CliError;
 use super::staged::{Staged, io_err};
@@ -38,12 +37,12 @@ impl Write for StagedWrite {
         self.0.file().write(buf)
     }
     fn flush(&mut self) -> std::io::Result<()> {
-        <NamedTempFile as Write>::flush(self.0.file())
+        self.0.file().flush()
     }
 }
 
 impl OutWriter {
-    /// Creates the temporary file beside `path` and writes the header.
+    /// Stages `path` (see [`Staged::create`]) and writes the header.
     pub fn create(path: &Path, substep: f32) -> Result<Self, CliError> {
         let staged = Staged::create("--out", path)?;
         let mut me = Self {
@@ -89,7 +88,7 @@ impl OutWriter {
         Ok(())
     }
 
-    /// Closes the JSON and flushes it into the temporary file, ready for
+    /// Closes the JSON and flushes it into the staged file, ready for
     /// [`Staged::commit`].
     pub fn finish(mut self) -> Result<Staged, CliError> {
         self.w.write_all(b"]}\n").map_err(|e| self.err(&e))?;

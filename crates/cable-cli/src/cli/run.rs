@@ -12,16 +12,16 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use super::anim::{self, Animation};
 use super::out::OutWriter;
 use super::save_file;
-use super::staged::{Staged, check_distinct};
-use super::svg_out::{self, SvgOut};
+use super::staged::{self, Staged, check_distinct};
+use super::svg_out::{SvgFrames, SvgOut};
 use super::{CliError, RunArgs, check_seconds, checked_frames, thread_pool};
-use cable_debug::{Frame, Recorder, render_frame_ascii};
+use cable_debug::{Frame, render_frame_ascii};
 
 /// Runs `cable run`.
 ///
-/// Every input is checked and every output's temporary file created before
-/// the first step; the outputs replace their targets only after the whole
-/// run succeeded (see [`super::staged`]).
+/// Every input is checked and every output staged before the first step;
+/// the outputs are handed to their targets only after the whole run
+/// succeeded (see [`super::staged`]).
 pub fn run(a: &RunArgs) -> Result<(), CliError> {
     let layout = match &a.layout {
         Some(name) => super::bench::parse_layout(name)?,
@@ -60,12 +60,23 @@ pub fn run(a: &RunArgs) -> Result<(), CliError> {
         }
         None => frames,
     };
-    check_distinct(&[
-        ("--out", a.out.as_ref()),
-        ("--svg", a.svg.as_ref()),
-        ("--obj", a.obj.as_ref()),
-        ("--save", a.save.as_ref()),
-    ])?;
+    // The scene and the saved state are read before any output is
+    // written, but an output naming either would destroy it.
+    check_distinct(
+        &[
+            (
+                "the scene",
+                (a.scene != "-").then_some(std::path::Path::new(&a.scene)),
+            ),
+            ("--restore", a.restore.as_deref()),
+        ],
+        &[
+            ("--out", a.out.as_deref()),
+            ("--svg", a.svg.as_deref()),
+            ("--obj", a.obj.as_deref()),
+            ("--save", a.save.as_deref()),
+        ],
+    )?;
     let bytes = read_scene(&a.scene)?;
     let scene = Scene::from_slice(&bytes).map_err(|e| CliError::Usage(e.to_string()))?;
     drop(bytes);
@@ -125,7 +136,7 @@ pub fn run(a: &RunArgs) -> Result<(), CliError> {
     };
     let mut tensions = Tensions::new(a.tension, handles.len());
     let workers = thread_pool(a.threads)?;
-    // Every output path is checked (its temporary file created) before
+    // Every output path is checked (and staged) before
     // anything is run or written.
     let mut out = match &a.out {
         Some(p) => Some(OutWriter::create(p, scene.params.substep)?),
@@ -151,14 +162,11 @@ pub fn run(a: &RunArgs) -> Result<(), CliError> {
     if let Some(s) = &svg {
         s.check_budget(pool.particle_count())?;
     }
-    // Frames carry the pool's colliders at their current poses.
-    let mut recorder = Recorder::new(if svg.is_some() {
-        svg_out::capacity(pool.particle_count())
-    } else {
-        2
-    });
-    if svg.is_some() {
-        recorder.offer(&pool, stepper.time());
+    // Frames carry the pool's colliders at their current poses; the
+    // recording stays within its budget as the particle count changes.
+    let mut recording = svg.as_ref().map(|s| SvgFrames::new(s.label()));
+    if let Some(r) = recording.as_mut() {
+        r.offer(&pool, stepper.time())?;
     }
     anim::catch_interrupts();
     let mut animation = if a.ascii {
@@ -199,8 +207,8 @@ pub fn run(a: &RunArgs) -> Result<(), CliError> {
                     w.frame(f, stepper.time(), &pool, &handles, t)?;
                 }
             }
-            if svg.is_some() {
-                recorder.offer(&pool, stepper.time());
+            if let Some(r) = recording.as_mut() {
+                r.offer(&pool, stepper.time())?;
             }
             if f == save_at {
                 if let Some(staged) = save.as_mut() {
@@ -229,10 +237,10 @@ pub fn run(a: &RunArgs) -> Result<(), CliError> {
     // Leave the alternate screen before printing anything else.
     drop(animation);
     check_finite(&pool, &handles, stepper.time())?;
-    // Render every output into its temporary file, then replace the targets.
+    // Render every output into its staged file, then hand them over.
     let mut staged = Vec::new();
-    if let Some(s) = svg {
-        recorder.finish(&pool, stepper.time());
+    if let (Some(s), Some(r)) = (svg, recording) {
+        let mut recorder = r.finish(&pool, stepper.time())?;
         // With --tension the still is coloured by the final tensions.
         if let Some(t) = tensions.measure(&pool, &handles, scene.params.substep)? {
             if let Some(f) = recorder.last_frame_mut() {
@@ -253,9 +261,7 @@ pub fn run(a: &RunArgs) -> Result<(), CliError> {
     if anim::interrupted() {
         return Err(CliError::Interrupted);
     }
-    for s in staged {
-        s.commit()?;
-    }
+    staged::commit_all(staged)?;
     if a.ascii {
         let picture = render_frame_ascii(&Frame::capture(&pool, stepper.time()), &a.views.ascii())
             .map_err(|e| CliError::Other(format!("internal: {e}")))?;
