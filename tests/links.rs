@@ -24,8 +24,8 @@ const README_MAX_LINES: usize = 300;
 /// (`target/`) and hidden directories.
 fn markdown_under(dir: &Path) -> Vec<PathBuf> {
     let mut out = Vec::new();
-    let entries = std::fs::read_dir(dir)
-        .unwrap_or_else(|e| panic!("{} is not readable: {e}", dir.display()));
+    let entries =
+        std::fs::read_dir(dir).unwrap_or_else(|e| panic!("{} is not readable: {e}", dir.display()));
     for entry in entries {
         let path = entry.expect("directory entry").path();
         let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
