@@ -329,8 +329,211 @@ fn bad_saves_and_options_exit_2_and_write_nothing() {
     .expect("write");
     usage(
         &["run", &other, "--frame-dt", "0.02", "--restore", &save],
-        "is a save of another scene",
+        "is not a save of this scene: params.iterations: save has 6, scene has 8",
     );
     assert_eq!(read(&out), b"precious");
     assert_eq!(read(&keep), b"also precious");
+}
+
+/// Issue 38 N4: a save of another scene with the same cable count and
+/// solver parameters is refused (exit 2) naming the first difference, and
+/// nothing is written; the save of the scene itself continues it.
+#[test]
+fn issue_38_n4_a_save_of_another_scene_is_refused_naming_the_difference() {
+    let (dir, scene) = setup("save_other_scene");
+    let save = p(&dir, "s.json");
+    let run = ["--frame-dt", "0.02", "--seconds", "2"];
+    ok(&[
+        "run",
+        &scene,
+        "--seconds",
+        "1",
+        "--frame-dt",
+        "0.02",
+        "--save",
+        &save,
+    ]);
+    let out = p(&dir, "out.json");
+    std::fs::write(&out, "precious").expect("write");
+    // Each scene differs from the saved one in one thing only.
+    for (from, to, want) in [
+        (
+            r#""compliance": 0.001"#,
+            r#""compliance": 0.002"#,
+            "cables[2].params.compliance: save has 0.001, scene has 0.002",
+        ),
+        (
+            r#""pins": [6]"#,
+            r#""pins": [5]"#,
+            "cables[5].inv_mass[5]: save has 1, scene has 0",
+        ),
+        (
+            r#""gravity_scale": 0.5"#,
+            r#""gravity_scale": 0.6"#,
+            "cables[8].params.gravity_scale: save has 0.5, scene has 0.6",
+        ),
+        (
+            r#""mass_per_length": 0.5"#,
+            r#""mass_per_length": 0.25"#,
+            "cables[4].mass_per_length: save has 0.5, scene has 0.25",
+        ),
+        (
+            r#""start": [-3, 2, 0.0]"#,
+            r#""start": [-3, 2.5, 0.0]"#,
+            "cables[0].attach[0]: save has [-3, 2, 0], scene has [-3, 2.5, 0]",
+        ),
+        (
+            r#""radius": 1.0}"#,
+            r#""radius": 1.25}"#,
+            "colliders[0].shape: save has a sphere of radius 1, scene has a sphere of radius 1.25",
+        ),
+        (
+            r#""offset": -3"#,
+            r#""offset": -2.5"#,
+            "colliders[2].position: save has [-0, -3, -0], scene has [-0, -2.5, -0]",
+        ),
+        (
+            r#""friction": 0.4"#,
+            r#""friction": 0.5"#,
+            "params.friction: save has 0.4, scene has 0.5",
+        ),
+    ] {
+        assert!(SCENE.contains(from), "{from}");
+        let other = p(&dir, "other.json");
+        std::fs::write(&other, SCENE.replacen(from, to, 1)).expect("write");
+        let mut a = vec!["run", other.as_str(), "--restore", &save, "--out", &out];
+        a.extend(run);
+        usage(
+            &a,
+            &format!("--restore {save}: is not a save of this scene: {want}"),
+        );
+    }
+    assert_eq!(read(&out), b"precious");
+    let mut a = vec!["run", scene.as_str(), "--restore", &save, "--out", &out];
+    a.extend(run);
+    ok(&a);
+}
+
+/// Issue 38 N5: a save damaged into values the scene validation refuses
+/// is an error naming the place (exit 2), not a run that goes NaN.
+#[test]
+fn issue_38_n5_a_damaged_save_is_refused_not_run_into_nan() {
+    let (dir, scene) = setup("save_damaged");
+    let save = p(&dir, "s.json");
+    ok(&[
+        "run",
+        &scene,
+        "--seconds",
+        "0.5",
+        "--frame-dt",
+        "0.02",
+        "--save",
+        &save,
+    ]);
+    let good: serde_json::Value = serde_json::from_slice(&read(&save)).expect("JSON");
+    for (edit, want) in [
+        ("/simulation/pool/pos/30/1", "pos[30]: must lie within"),
+        (
+            "/simulation/pool/rest/40",
+            "rest[40]: a segment's rest length",
+        ),
+        (
+            "/simulation/pool/kappa0/100",
+            "kappa0[100]: a rest curvature",
+        ),
+    ] {
+        let mut v = good.clone();
+        *v.pointer_mut(edit).expect(edit) = serde_json::json!(1e30);
+        let bad = p(&dir, "bad.json");
+        std::fs::write(&bad, serde_json::to_vec(&v).expect("JSON")).expect("write");
+        usage(
+            &[
+                "run",
+                &scene,
+                "--seconds",
+                "1",
+                "--frame-dt",
+                "0.02",
+                "--restore",
+                &bad,
+            ],
+            want,
+        );
+    }
+    // A frame count its stepper has run past.
+    let mut v = good.clone();
+    v["frame"] = serde_json::json!(2);
+    let bad = p(&dir, "bad.json");
+    std::fs::write(&bad, serde_json::to_vec(&v).expect("JSON")).expect("write");
+    usage(
+        &[
+            "run",
+            &scene,
+            "--seconds",
+            "1",
+            "--frame-dt",
+            "0.02",
+            "--restore",
+            &bad,
+        ],
+        "simulation.stepper.substeps_run: 29 substeps",
+    );
+}
+
+/// Issue 38 N6: a cable in free fall for 3000 s is 44,000 km down, where
+/// what rounding drops from a position (the carry) is over a metre (1.98
+/// m here): the run saves (exit 0, where it exited 1 with "cannot save:
+/// carry[0]"), and the save restores and continues.
+#[test]
+fn issue_38_n6_a_3000_s_free_fall_saves_and_restores() {
+    let dir = test_dir("save_free_fall");
+    let scene = p(&dir, "fall.json");
+    std::fs::write(
+        &scene,
+        r#"{"max_substeps": 60, "cables": [{"start": [0, 0, 0], "end": [1, 0, 0], "segments": 2, "attach_start": false, "attach_end": false}]}"#,
+    )
+    .expect("write");
+    let (save, out) = (p(&dir, "fall_save.json"), p(&dir, "fall_out.json"));
+    ok(&[
+        "run",
+        &scene,
+        "--seconds",
+        "3000",
+        "--frame-dt",
+        "1",
+        "--save",
+        &save,
+        "--out",
+        &out,
+        "--every",
+        "1000",
+    ]);
+    let v: serde_json::Value = serde_json::from_slice(&read(&save)).expect("JSON");
+    let pool = &v["simulation"]["pool"];
+    assert!(
+        pool["pos"][0][1].as_f64().expect("y") < -4.0e7,
+        "{}",
+        pool["pos"][0]
+    );
+    let carry = pool["carry"].as_array().expect("carry");
+    assert!(
+        carry
+            .iter()
+            .flat_map(|c| c.as_array().expect("xyz"))
+            .any(|c| c.as_f64().expect("number").abs() > 1.0),
+        "the carry is within a metre: {carry:?}"
+    );
+    let again = p(&dir, "fall_again.json");
+    ok(&[
+        "run",
+        &scene,
+        "--seconds",
+        "3010",
+        "--frame-dt",
+        "1",
+        "--restore",
+        &save,
+        "--save",
+        &again,
+    ]);
 }

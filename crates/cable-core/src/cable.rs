@@ -1,28 +1,73 @@
 //! Cable descriptions, per-cable parameters, handles and attachments.
 
-use std::sync::atomic::{AtomicU32, Ordering};
+use std::collections::BTreeSet;
+use std::sync::{Mutex, PoisonError};
 
 use glam::Vec3;
 
 use crate::error::{CableError, check_finite, check_vec3};
 
 /// Source of the identities of pools and collider sets.
-static NEXT_OWNER: AtomicU32 = AtomicU32::new(1);
-
-/// A fresh identity for a new [`crate::ParticlePool`] or
-/// [`crate::ColliderSet`]. Identities are unique among the first 2³² pools
-/// and sets a process creates (the counter then wraps).
-pub(crate) fn next_owner_id() -> u32 {
-    NEXT_OWNER.fetch_add(1, Ordering::Relaxed)
+struct Owners {
+    /// The next identity to issue. 64 bits wide, so it never wraps:
+    /// identities are `u32`, and going past `u32::MAX` is exhaustion,
+    /// never reuse.
+    next: u64,
+    /// Identities of restored pools and sets that the counter had not
+    /// reached when they were restored: skipped when it reaches them.
+    restored: BTreeSet<u32>,
 }
 
-/// Moves the identity counter past `id`, the identity of a restored pool
-/// or collider set, so that pools and sets created afterwards in this
-/// process never share it (the counter is per process: a save restored in
-/// another process carries an identity that process may have issued too).
+static OWNERS: Mutex<Owners> = Mutex::new(Owners {
+    next: 1,
+    restored: BTreeSet::new(),
+});
+
+/// The identity source, whatever a panicking thread left (its state is
+/// consistent after each statement).
+fn owners() -> std::sync::MutexGuard<'static, Owners> {
+    OWNERS.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+/// A fresh identity for a new [`crate::ParticlePool`] or
+/// [`crate::ColliderSet`]: one no pool or set of the process has had,
+/// restored ones included (the counter never wraps, and skips the
+/// identities restored ahead of it).
+///
+/// # Panics
+/// When the process has used up the 2³² − 1 identities (created that
+/// many pools and sets), as `std::thread::ThreadId` does when its space is
+/// used up: reusing one would let a pool accept another's handles.
+pub(crate) fn next_owner_id() -> u32 {
+    let mut o = owners();
+    loop {
+        let Ok(id) = u32::try_from(o.next) else {
+            panic!(
+                "cable-core: every pool and collider set identity of this process is used (2^32 - 1 pools and sets created)"
+            );
+        };
+        o.next += 1;
+        if !o.restored.remove(&id) {
+            return id;
+        }
+    }
+}
+
+/// Keeps `id`, the identity of a restored pool or collider set, from
+/// being issued to a pool or set created afterwards in this process: an
+/// identity the counter has not reached yet is skipped when it gets there
+/// (the counter does not jump, so a save holding `u32::MAX` uses up
+/// nothing). An identity the counter has passed was issued to a pool of
+/// this process, or never (0): the restored pool is then a snapshot of
+/// that pool, as a clone is, or has an identity no fresh pool takes. (The
+/// counter is per process: a save restored in another process carries an
+/// identity that process may have issued too.)
 #[cfg(feature = "serde")]
 pub(crate) fn reserve_owner_id(id: u32) {
-    NEXT_OWNER.fetch_max(id.saturating_add(1), Ordering::Relaxed);
+    let mut o = owners();
+    if u64::from(id) >= o.next {
+        o.restored.insert(id);
+    }
 }
 
 /// Stable, generational name of a cable in a [`crate::ParticlePool`].

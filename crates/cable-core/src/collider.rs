@@ -515,8 +515,9 @@ impl ColliderSet {
     }
 
     /// The set's identity, carried by its handles
-    /// ([`ColliderHandle::set_id`]); unique among the first 2³² pools and
-    /// sets of the process, kept by clones.
+    /// ([`ColliderHandle::set_id`]); no pool or set created afterwards in
+    /// the process gets it, nor one restored before (whatever identity a
+    /// save holds), but clones keep it.
     #[inline]
     #[must_use]
     pub fn id(&self) -> u32 {
@@ -683,6 +684,17 @@ impl ColliderSet {
                 set: self.id,
             })
         })
+    }
+
+    /// Each live collider in slot order with the pose (position, rotation)
+    /// the last substep used ([`ParticlePool::check_same_setup`] compares
+    /// them).
+    ///
+    /// [`ParticlePool::check_same_setup`]: crate::ParticlePool::check_same_setup
+    pub(crate) fn live_entries(&self) -> impl Iterator<Item = (&Collider, (Vec3, Quat))> + '_ {
+        self.slots
+            .iter()
+            .filter_map(|s| s.entry.as_ref().map(|e| (&e.collider, e.stepped)))
     }
 
     /// Prepares the colliders for one substep: world shapes, bounds, the

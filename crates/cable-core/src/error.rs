@@ -54,6 +54,23 @@ pub enum CableError {
         /// The pool's configured budget ([`crate::ParticlePool::with_budget`]).
         budget: usize,
     },
+    /// A winch ([`crate::CableParams::reel_speed`]) could not pay out: the
+    /// particles it needed do not fit the pool's particle budget. The
+    /// stepper stopped that winch (its `reel_speed` is now 0), with the
+    /// cable paid out as far as the budget allows.
+    #[error(
+        "cable {cable:?}: its winch stopped: paying out needs {requested} more particles, but the pool holds {live} of its budget of {budget}"
+    )]
+    WinchBudget {
+        /// The cable whose winch stopped.
+        cable: crate::CableHandle,
+        /// Particles the payout still needed when the budget ran out.
+        requested: usize,
+        /// Particles in the pool.
+        live: usize,
+        /// The pool's configured budget ([`crate::ParticlePool::with_budget`]).
+        budget: usize,
+    },
     /// Memory for a buffer could not be had: the request is larger than the
     /// machine (or the process's limit) can give. Nothing was changed.
     #[error("{what}: cannot allocate {bytes} bytes")]

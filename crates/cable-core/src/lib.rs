@@ -30,8 +30,9 @@ pub use cable::{CableDesc, CableHandle, CableParams, End, MAX_COMPLIANCE, Telepo
 pub use collider::{Collider, ColliderHandle, ColliderSet, Shape, WorldCollider, WorldShape};
 pub use error::CableError;
 pub use pool::{
-    CableMut, CableRef, Columns, DEFAULT_PARTICLE_BUDGET, HeldRead, NO_ANCHOR, PAR_GRAIN,
-    ParticlePool, ParticleState, Reclaimed, RowConst, StateHolder, discrete_curvature,
+    CableMut, CableRef, Columns, DEFAULT_PARTICLE_BUDGET, HeldRead, MAX_STATE_COORDINATE,
+    NO_ANCHOR, PAR_GRAIN, ParticlePool, ParticleState, Reclaimed, RowConst, SetupMismatch,
+    StateHolder, discrete_curvature,
 };
 
 /// Largest accepted coordinate magnitude, metres. Beyond it f32 positions

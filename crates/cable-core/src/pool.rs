@@ -18,11 +18,19 @@ pub use access::CableRef;
 // modules too.
 #[path = "pool_check.rs"]
 mod check;
+pub use check::MAX_STATE_COORDINATE;
+// Whether a restored pool is a run of a given scene.
+#[path = "pool_match.rs"]
+mod matching;
+pub use matching::SetupMismatch;
 #[cfg(feature = "serde")]
 #[path = "pool_save.rs"]
 mod save;
 #[path = "pool_teleport.rs"]
 mod teleport;
+// The winch (`ParticlePool::reel`).
+#[path = "pool_reel.rs"]
+mod reel;
 // The state columns a layout may hold newer copies of between frames.
 #[path = "pool_lent.rs"]
 mod lent;
@@ -227,9 +235,13 @@ struct Slot {
 /// deserialising validates, see [`ParticlePool::validate`]) keeps the
 /// saved identity too: the handles the game held when it saved name the
 /// same cables after the restore, in this process or another. Restoring
-/// the same save twice gives two such snapshots, as two clones would be;
-/// the identity counter moves past a restored identity, so pools created
-/// after a restore never take it.
+/// the same save twice gives two such snapshots, as two clones would be.
+/// Pools and sets created after a restore never take a restored identity,
+/// whatever identity the save holds: the identity counter skips one it
+/// has not reached yet (even `u32::MAX`) when it gets there, rather than
+/// jump past it, so no save can use the identities up. The counter never
+/// wraps: a process that creates 2³² − 1 pools and sets panics rather
+/// than reuse an identity, as `std::thread::ThreadId` does.
 ///
 /// # Example
 /// ```
@@ -320,8 +332,9 @@ impl ParticlePool {
     }
 
     /// The pool's identity, carried by the handles it issues
-    /// ([`CableHandle::pool_id`]): unique among the first 2³² pools and
-    /// collider sets the process creates, and kept by a clone (see
+    /// ([`CableHandle::pool_id`]): no pool or collider set created
+    /// afterwards in the process gets it, nor one restored before
+    /// (whatever identity a save holds), but a clone keeps it (see
     /// [Identity and clones](ParticlePool#identity-and-clones)).
     #[inline]
     #[must_use]
@@ -843,82 +856,6 @@ impl ParticlePool {
         Ok(())
     }
 
-    /// Winch at the start end: changes the cable's rest length by `delta`
-    /// metres (positive pays out), clamped to its
-    /// [`CableParams::min_length`]..=[`CableParams::max_length`]. The
-    /// change goes into the first segment; when it grows past 1.5 times the
-    /// cable's segment length (its initial length / segments) a particle is
-    /// inserted after the start particle, on the first segment, with the
-    /// velocity there, and when it shrinks below half of it (with more
-    /// than one segment left) the particle after the start is removed and
-    /// its segment merged into the first. Returns the new particle count.
-    ///
-    /// # Errors
-    /// Stale handle, a non-finite `delta`, or
-    /// [`CableError::BudgetExceeded`] when a particle cannot be added: the
-    /// cable has then paid out as far as the budget allows (its first
-    /// segment at most 1.5 times the segment length).
-    ///
-    /// # Example
-    /// ```
-    /// use cable_core::{CableDesc, ParticlePool};
-    /// use glam::Vec3;
-    ///
-    /// let mut pool = ParticlePool::new();
-    /// let h = pool.add_cable(&CableDesc::line(Vec3::ZERO, Vec3::new(0.0, -1.0, 0.0), 1.0, 4)?)?;
-    /// assert_eq!(pool.reel(h, 0.2)?, 6); // 1.2 m: the first segment split
-    /// assert!((pool.rest_lengths(h)?.iter().sum::<f32>() - 1.2).abs() < 1e-6);
-    /// assert_eq!(pool.reel(h, -0.9)?, 2); // reeled in to one segment's length (0.25 m)
-    /// # Ok::<(), cable_core::CableError>(())
-    /// ```
-    pub fn reel(&mut self, handle: CableHandle, delta: f32) -> Result<usize, CableError> {
-        let delta = check_finite("reel", delta)?;
-        let i = self.record_index(handle)?;
-        self.touch();
-        let (first, count) = (self.cables[i].first, self.cables[i].count);
-        let p = self.cables[i].params;
-        let total: f64 = self.rest[first..first + count - 1]
-            .iter()
-            .map(|&r| f64::from(r))
-            .sum();
-        let lo = f64::from(p.min_length.unwrap_or(0.0));
-        let hi = f64::from(p.max_length.unwrap_or(f32::MAX));
-        let target = (total + f64::from(delta)).clamp(lo, hi.max(lo));
-        let change = (target - total) as f32;
-        if change == 0.0 {
-            return Ok(count);
-        }
-        self.wake_record(i);
-        let seg = self.cables[i].reel_segment;
-        // May go below zero for a moment: the merges below absorb it.
-        self.rest[first] += change;
-        // Pay out: split the first segment, a whole segment behind the new particle.
-        while self.rest[first] > 1.5 * seg {
-            if self.particle_count() >= self.budget {
-                // Paid out as far as the budget allows: the first segment
-                // holds no more than any split one, so the rows stay within
-                // the bounds the stepper checked (`check_bend_for_substep`).
-                self.rest[first] = 1.5 * seg;
-                self.refresh_rows(i);
-                self.debug_check();
-                return Err(CableError::BudgetExceeded {
-                    requested: 1,
-                    live: self.particle_count(),
-                    budget: self.budget,
-                });
-            }
-            self.insert_after_start(i, seg);
-        }
-        // Reel in: merge the first two segments.
-        while self.rest[first] < 0.5 * seg && self.cables[i].count > 2 {
-            self.remove_after_start(i);
-        }
-        self.rest[first] = self.rest[first].max(2.0 * crate::MIN_SEGMENT_LENGTH);
-        self.refresh_rows(i);
-        self.debug_check();
-        Ok(self.cables[i].count)
-    }
-
     /// Runs the winch toward a rest length: from now on the stepper reels
     /// at `speed` m/s (paying out or reeling in, whichever the target
     /// needs) and stops at `target_length` metres, which becomes the
@@ -993,64 +930,7 @@ impl ParticlePool {
         self.set_params(handle, p)
     }
 
-    /// Inserts a particle on the first segment of record `i`, `seg` metres
-    /// of rest length before particle 1.
-    fn insert_after_start(&mut self, i: usize, seg: f32) {
-        let first = self.cables[i].first;
-        let r0 = self.rest[first];
-        let t = (r0 - seg) / r0; // along 0 → 1
-        let at = first + 1;
-        let st = self.state.get_mut();
-        let pos = st.pos[first].lerp(st.pos[at], t);
-        let prev = st.prev[first].lerp(st.prev[at], t);
-        let w = match self.cables[i].mass_per_length {
-            Some(rho) => 1.0 / (rho * 0.5 * r0),
-            None => 1.0,
-        };
-        let w = if w.is_finite() && w > 0.0 { w } else { 1.0 };
-        st.pos.insert(at, pos);
-        st.prev.insert(at, prev);
-        st.carry.insert(at, Vec3::ZERO);
-        st.lambda.insert(at, 0.0);
-        st.lambda_bend.insert(at, 0.0);
-        st.lambda_row.insert(at, [0.0; 3]);
-        self.inv_mass.insert(at, w);
-        self.rest[first] = r0 - seg;
-        self.rest.insert(at, seg);
-        let linked = self.row_const[first].linked;
-        self.row_const.insert(
-            at,
-            RowConst {
-                anchor: [NO_ANCHOR; 2],
-                reach: [0.0; 2],
-                kappa0: 0.0,
-                bend_compliance: 0.0,
-                linked,
-            },
-        );
-        self.shift_records(i, 1);
-    }
-
-    /// Removes particle 1 of record `i`, merging its segment into the first.
-    fn remove_after_start(&mut self, i: usize) {
-        let first = self.cables[i].first;
-        let at = first + 1;
-        self.rest[first] += self.rest[at];
-        self.row_const[first].linked &= self.row_const[at].linked;
-        let st = self.state.get_mut();
-        st.pos.remove(at);
-        st.prev.remove(at);
-        st.carry.remove(at);
-        st.lambda.remove(at);
-        st.lambda_bend.remove(at);
-        st.lambda_row.remove(at);
-        self.inv_mass.remove(at);
-        self.rest.remove(at);
-        self.row_const.remove(at);
-        self.shift_records(i, -1);
-    }
-
-    /// Record `i` gained (`by` = 1) or lost (−1) a row: later cables move.
+    /// Record `i` gained (`by` > 0) or lost (`by` < 0) rows: later cables move.
     fn shift_records(&mut self, i: usize, by: isize) {
         let rec = &mut self.cables[i];
         rec.count = rec.count.saturating_add_signed(by);

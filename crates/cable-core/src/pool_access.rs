@@ -321,7 +321,7 @@ impl CableMut<'_> {
 }
 
 /// [`ParticlePool::validate_cable_for_substep`] of one record.
-fn check_record(rec: &CableRecord, substep: f32) -> Result<(), crate::CableError> {
+pub(super) fn check_record(rec: &CableRecord, substep: f32) -> Result<(), crate::CableError> {
     // The parameters were validated when set; only the substep is new.
     rec.params.check_compliance_for_substep(substep)?;
     check_bend_for_substep(

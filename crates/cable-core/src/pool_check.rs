@@ -4,6 +4,43 @@
 use super::{CableRecord, ParticlePool, end_offset};
 use crate::error::{CableError, check_vec3};
 
+/// Largest coordinate of a particle's position or previous position, in
+/// metres, that [`ParticlePool::validate`] accepts: 10⁹ times the
+/// coordinates a cable may be created at ([`crate::MAX_COORDINATE`]), far
+/// beyond any run (a fall from rest at 9.81 m/s² reaches 4.9·10¹² m in
+/// the 10⁶ s of the longest `cable run`), and small enough that the
+/// solver's squared lengths and products of lengths stay finite, so a
+/// damaged save cannot restore a state that turns NaN on its first steps.
+pub const MAX_STATE_COORDINATE: f32 = 1.0e15;
+
+/// Longest rest length of a segment [`ParticlePool::validate`] accepts,
+/// metres: a segment is at most a whole cable (1e7 m), and the winch
+/// splits its first segment once it passes 1.5 winch segments (each at
+/// most 1e7 m).
+const MAX_REST_LENGTH: f32 = 1.5e7;
+
+/// Largest rest curvature [`ParticlePool::validate`] accepts: the solver
+/// leaves turnings whose `|e₁||e₂| + e₁·e₂` is below 10⁻⁶ of `|e₁||e₂|`
+/// alone, so no curvature it acts on reaches `2·10⁶` (and the rest
+/// curvatures of polylines of f32 points are far smaller).
+const MAX_REST_CURVATURE: f32 = 2.0e6;
+
+/// True when `carry`, what the integrator's rounding of a position dropped
+/// ([`ParticlePool::carry`]), is within what rounding can drop at `pos`
+/// and `prev`: per axis, a metre (generous near the origin, and so the
+/// columns of saves from before the relative bound read) or 2⁻¹⁸ of the
+/// larger of the two coordinates' magnitudes (the integrator's error term
+/// is within a few spacings of the f32 coordinates involved, each 2⁻²³ of
+/// the magnitude at most). A free fall of 3000 s is at −4.4·10⁷ m, where
+/// the spacing is 4 m: a carry of a few metres is then what the state is.
+fn carry_in_range(carry: glam::Vec3, pos: glam::Vec3, prev: glam::Vec3) -> bool {
+    carry.is_finite()
+        && (0..3).all(|a| {
+            let scale = pos[a].abs().max(prev[a].abs()) * (1.0 / 262_144.0);
+            carry[a].abs() <= scale.max(1.0)
+        })
+}
+
 /// An [`CableError::InvalidState`] at `place`.
 pub(super) fn bad(place: impl Into<String>, reason: impl Into<String>) -> CableError {
     CableError::InvalidState {
@@ -23,9 +60,13 @@ impl ParticlePool {
     ///   the record back with the same generation; each slot naming a
     ///   record names a live one; the free list holds each empty slot once
     ///   and no other; the live particles fit the budget;
-    /// - every value is finite: positions, previous positions, inverse
-    ///   masses (≥ 0), rest lengths (> 0 within a cable, 0 on its last
-    ///   row, whose segment is never linked), the multipliers; each cable's
+    /// - every value is finite and in range: positions and previous
+    ///   positions (within ±[`MAX_STATE_COORDINATE`]), what rounding
+    ///   dropped from them (`carry`: within a metre, or a few f32 spacings
+    ///   of the coordinate), inverse masses (≥ 0), rest lengths (> 0 and at
+    ///   most 1.5e7 within a cable, 0 on its last row, whose segment is
+    ///   never linked), rest curvatures (0..=2e6), the multipliers, the
+    ///   sleep timers (≥ 0); each cable's
     ///   parameters pass [`crate::CableParams::validate`] with its winch
     ///   bounds resolved, its attachment targets are in range and its
     ///   attached ends pinned (inverse mass 0);
@@ -57,6 +98,27 @@ impl ParticlePool {
         self.check_structure()?;
         self.check_values()?;
         self.colliders.validate()
+    }
+
+    /// [`ParticlePool::validate_for_substep`] naming the cable as
+    /// [`ParticlePool::validate`] names places (`cables[3]: compliance:
+    /// ...`): whether a stepper with substep `substep` can step the pool,
+    /// checked on a restored pool against the substep of the stepper
+    /// restored with it.
+    ///
+    /// # Errors
+    /// [`CableError::InvalidState`] at `cables[k]`, the reason that of
+    /// [`ParticlePool::validate_for_substep`].
+    pub fn validate_records_for_substep(&self, substep: f32) -> Result<(), CableError> {
+        for (k, rec) in self.cables.iter().enumerate().filter(|(_, c)| c.alive) {
+            super::access::check_record(rec, substep).map_err(|e| {
+                bad(
+                    format!("cables[{k}]"),
+                    format!("{e} (with the substep {substep} s)"),
+                )
+            })?;
+        }
+        Ok(())
     }
 
     /// The structural invariants, which indexing relies on: column
@@ -216,34 +278,46 @@ impl ParticlePool {
             }
             Ok(())
         };
-        finite(
-            "pos",
-            &mut self.state.get().pos.iter().flat_map(|p| p.to_array()),
-            3,
-        )?;
-        finite(
-            "prev",
-            &mut self.state.get().prev.iter().flat_map(|p| p.to_array()),
-            3,
-        )?;
-        finite("lambda", &mut self.state.get().lambda.iter().copied(), 1)?;
-        // What rounding dropped from a position within ±1e6 m is at most a
-        // few centimetres; a metre is generous and keeps a damaged save
-        // from giving particles wild speeds.
-        if let Some(i) = self
-            .state
-            .get()
-            .carry
-            .iter()
-            .position(|c| !(c.is_finite() && c.abs().max_element() <= 1.0))
+        let st = self.state.get();
+        for (name, column) in [("pos", &st.pos), ("prev", &st.prev)] {
+            finite(name, &mut column.iter().flat_map(|p| p.to_array()), 3)?;
+            if let Some(i) = column
+                .iter()
+                .position(|p| p.abs().max_element() > MAX_STATE_COORDINATE)
+            {
+                return Err(bad(
+                    format!("{name}[{i}]"),
+                    format!(
+                        "must lie within ±1e15 m per axis (far beyond any run: a fall from rest at 9.81 m/s² reaches 4.9e12 m in 1e6 s), got {}",
+                        column[i]
+                    ),
+                ));
+            }
+        }
+        finite("lambda", &mut st.lambda.iter().copied(), 1)?;
+        if let Some(i) =
+            (0..st.carry.len()).find(|&i| !carry_in_range(st.carry[i], st.pos[i], st.prev[i]))
         {
             return Err(bad(
                 format!("carry[{i}]"),
                 format!(
-                    "must be finite and within ±1 m per axis, got {}",
-                    self.state.get().carry[i]
+                    "must be finite and within ±1 m per axis, or within ±2^-18 of the position's or previous position's coordinate where that is larger (what rounding drops is a few of its spacings), got {}",
+                    st.carry[i]
                 ),
             ));
+        }
+        // Only a sleeping cable's are read; every record's are checked.
+        for (k, rec) in self.cables.iter().enumerate() {
+            let s = &rec.sleep;
+            if !(s.still.is_finite() && s.still >= 0.0) {
+                return Err(bad(
+                    format!("cables[{k}].sleep.still"),
+                    format!("must be finite and at least 0 seconds, got {}", s.still),
+                ));
+            }
+            if !(s.bounds.min.is_finite() && s.bounds.max.is_finite()) {
+                return Err(bad(format!("cables[{k}].sleep.bounds"), "must be finite"));
+            }
         }
         finite(
             "lambda_bend",
@@ -256,6 +330,19 @@ impl ParticlePool {
             3,
         )?;
         finite("kappa0", &mut self.row_const.iter().map(|k| k.kappa0), 1)?;
+        if let Some(i) = self
+            .row_const
+            .iter()
+            .position(|k| !(0.0..=MAX_REST_CURVATURE).contains(&k.kappa0))
+        {
+            return Err(bad(
+                format!("kappa0[{i}]"),
+                format!(
+                    "a rest curvature (2·tan of half the turning angle) is at least 0 and at most 2e6 (the solver does not bend sharper turnings), got {}",
+                    self.row_const[i].kappa0
+                ),
+            ));
+        }
         if let Some(i) = self
             .inv_mass
             .iter()
@@ -287,10 +374,12 @@ impl ParticlePool {
         let last = rec.first + rec.count - 1;
         for r in rec.first..last {
             let l = self.rest[r];
-            if !(l.is_finite() && l > 0.0) {
+            if !(l.is_finite() && l > 0.0 && l <= MAX_REST_LENGTH) {
                 return Err(bad(
                     format!("rest[{r}]"),
-                    format!("a segment's rest length must be finite and greater than 0, got {l}"),
+                    format!(
+                        "a segment's rest length must be finite and greater than 0, and at most 1.5e7 (1.5 winch segments of the longest, 1e7 m), got {l}"
+                    ),
                 ));
             }
         }

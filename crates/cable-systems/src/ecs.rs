@@ -51,6 +51,14 @@
 //! 8. **write-back**: entities with a [`CableParticles`] get their particle
 //!    positions (copied into the component's buffer, no allocation once warm).
 //!
+//! A [`CableBody`] that names no cable of its entity's in this world (one
+//! of another pool, copied from another world; a removed one; another
+//! entity's) is replaced during steps 5 and 6: the entity gets a cable
+//! built from its [`CableSpec`], as in step 2, and is listed in
+//! [`StepReport::bad_bodies`] with why ([`BadBody`]). A winch that stops
+//! because paying out needs more particles than the pool's budget is
+//! listed in [`StepReport::stalled_winches`].
+//!
 //! What a step refused or repaired is in [`CableWorld::report`] until the
 //! next step: nothing there means all went well.
 //!
@@ -153,6 +161,10 @@ impl CableSpec {
 /// next step replaces this body by one naming a cable rebuilt from the
 /// spec, and reports it ([`StepReport::lost_cables`]); to be rid of the
 /// cable, despawn the entity or remove its spec.
+///
+/// A body naming no cable of its entity's in this world (copied from
+/// another world or another entity) is replaced at the next step, and
+/// reported ([`StepReport::bad_bodies`]).
 ///
 /// With the `serde` feature it serialises (its handle), so a game saves it
 /// with its entities and `CableWorld::restore` links the entity to its
@@ -405,6 +417,45 @@ pub struct BadTarget {
     pub error: CableError,
 }
 
+/// Why [`CableWorld::step`] refused an entity's [`CableBody`]
+/// ([`StepReport::bad_bodies`]): it names no cable this world keeps for
+/// that entity. The step removed the body and built the entity a cable
+/// from its [`CableSpec`] instead, as for an entity without a body.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+pub enum BadBody {
+    /// The handle was issued by another pool (a body copied from another
+    /// [`CableWorld`], or from a save restored into another world).
+    #[error(
+        "CableBody names cable {handle:?} of pool {pool}, not of this world's pool {ours}: a body belongs to the CableWorld that built it"
+    )]
+    ForeignPool {
+        /// The handle the body named.
+        handle: CableHandle,
+        /// The pool that issued it ([`CableHandle::pool_id`]).
+        pool: u32,
+        /// This world's pool ([`ParticlePool::id`]).
+        ours: u32,
+    },
+    /// The handle is this pool's, but no entity's cable here: removed, or
+    /// added to the pool directly ([`CableWorld::pool_mut`]).
+    #[error(
+        "CableBody names cable {handle:?}, which is no entity's cable in this world (removed, or added to the pool directly)"
+    )]
+    NotTracked {
+        /// The handle the body named.
+        handle: CableHandle,
+    },
+    /// The handle names another entity's cable (a body copied from one
+    /// entity to another).
+    #[error("CableBody names cable {handle:?}, which is entity {owner:?}'s cable")]
+    Claimed {
+        /// The handle the body named.
+        handle: CableHandle,
+        /// The entity whose cable it is.
+        owner: Entity,
+    },
+}
+
 /// What the last [`CableWorld::step`] refused or repaired
 /// ([`CableWorld::report`]); empty when all went well. Its buffers are
 /// reused from step to step.
@@ -425,6 +476,16 @@ pub struct StepReport {
     /// Cable entities whose [`CableWinch`] was refused this step (the
     /// winch kept its previous setting), with the reason.
     pub bad_winches: Vec<(Entity, CableError)>,
+    /// Cable entities whose winch stopped this step because paying out
+    /// needed more particles than the pool's budget: each with its
+    /// [`CableError::WinchBudget`] ([`Stepper::stalled_winches`]). The
+    /// winch stays stopped until its [`CableWinch`] changes.
+    pub stalled_winches: Vec<(Entity, CableError)>,
+    /// Cable entities whose [`CableBody`] named no cable of theirs in this
+    /// world, with why: the body was replaced by one naming a cable built
+    /// from the entity's [`CableSpec`] this step (or by a
+    /// [`CableRejected`] if the pool refuses the spec).
+    pub bad_bodies: Vec<(Entity, BadBody)>,
     /// Segments that broke this step
     /// ([`cable_core::CableParams::break_tension`]): the cable entity and
     /// the segment index, in the order they broke. Not a failure: the
@@ -442,6 +503,8 @@ impl StepReport {
             && self.lost_cables.is_empty()
             && self.lost_colliders.is_empty()
             && self.bad_winches.is_empty()
+            && self.stalled_winches.is_empty()
+            && self.bad_bodies.is_empty()
     }
 
     fn clear(&mut self) {
@@ -450,6 +513,8 @@ impl StepReport {
         self.lost_cables.clear();
         self.lost_colliders.clear();
         self.bad_winches.clear();
+        self.stalled_winches.clear();
+        self.bad_bodies.clear();
         self.torn.clear();
     }
 }
@@ -590,6 +655,9 @@ pub struct CableWorld<S = OwnTransform> {
     freed: Vec<(Entity, End)>,
     /// Scratch: tracked cables or colliders found removed from the pool.
     lost: Vec<Entity>,
+    /// Scratch: cable entities whose [`CableBody`] names no cable of
+    /// theirs, with the handle it names.
+    strays: Vec<(Entity, CableHandle)>,
     report: StepReport,
     /// [`ParticlePool::revision`] at the end of the last step (`None`
     /// after an error or a restore). While the pool still has it, nothing
@@ -630,6 +698,7 @@ impl<S: TransformSource> CableWorld<S> {
             motions: Vec::new(),
             freed: Vec::new(),
             lost: Vec::new(),
+            strays: Vec::new(),
             report: StepReport::default(),
             synced_revision: None,
             teleports_at: None,
@@ -697,11 +766,13 @@ impl<S: TransformSource> CableWorld<S> {
     /// `dt` negative or not finite, or a cable refused by
     /// [`Stepper::validate_pool`] (one changed through
     /// [`CableWorld::pool_mut`]: specs are checked when spawned); no
-    /// substep runs.
+    /// substep runs. A winch stopped at the particle budget is no error
+    /// here: the frame ran, and it is in [`StepReport::stalled_winches`].
     pub fn step(&mut self, world: &mut World, dt: f32) -> Result<u32, CableError> {
         span!("cable.ecs.step");
         self.report.clear();
         self.sync(world);
+        let before = self.stepper.substeps_run();
         let motions = &self.motions;
         let advanced = if motions.is_empty() {
             // Nothing to interpolate: the layout runs the frame in one batch.
@@ -721,6 +792,11 @@ impl<S: TransformSource> CableWorld<S> {
         };
         let n = match advanced {
             Ok(n) => n,
+            // The frame ran in full; the winches that stopped are reported
+            // below. At most `max_substeps` substeps: fits a u32.
+            Err(CableError::WinchBudget { .. }) => {
+                u32::try_from(self.stepper.substeps_run() - before).unwrap_or(u32::MAX)
+            }
             Err(e) => {
                 // No substep ran: the moving ends keep their last move.
                 for m in &self.motions {
@@ -746,6 +822,13 @@ impl<S: TransformSource> CableWorld<S> {
         for &(handle, segment) in self.stepper.torn() {
             if let Some(t) = self.tracked_of(handle) {
                 self.report.torn.push((t.entity, segment));
+            }
+        }
+        for e in self.stepper.stalled_winches() {
+            if let CableError::WinchBudget { cable, .. } = *e {
+                if let Some(t) = self.tracked_of(cable) {
+                    self.report.stalled_winches.push((t.entity, e.clone()));
+                }
             }
         }
         self.write_back(world);
@@ -1055,8 +1138,10 @@ impl<S: TransformSource> CableWorld<S> {
             motions,
             freed,
             report,
+            strays,
             ..
         } = self;
+        strays.clear();
         let shared: &World = world;
         let live = source.with_lookup(shared, |lookup| {
             let mut ends = Ends {
@@ -1085,34 +1170,12 @@ impl<S: TransformSource> CableWorld<S> {
                     .get_mut(ti)
                     .filter(|t| t.handle == body.handle && t.entity == entity)
                 else {
+                    // Names no cable of this entity's: replaced below.
+                    strays.push((entity, body.handle));
                     continue;
                 };
                 live += 1;
-                if let Some(att) = att {
-                    ends.resolve(t, ti, att);
-                }
-                let Ends { pool, report, .. } = &mut ends;
-                // The handle is tracked, hence live: these cannot fail on it.
-                let _ = pool.set_visible(t.handle, hidden.is_none());
-                let winch = winch.copied();
-                if winch != t.winch {
-                    let applied = match winch {
-                        Some(w) => pool.reel_to(t.handle, w.target_length, w.speed),
-                        None => pool.params(t.handle).copied().and_then(|p| {
-                            pool.set_params(
-                                t.handle,
-                                cable_core::CableParams {
-                                    reel_speed: 0.0,
-                                    ..p
-                                },
-                            )
-                        }),
-                    };
-                    match applied {
-                        Ok(()) => t.winch = winch,
-                        Err(e) => report.bad_winches.push((entity, e)),
-                    }
-                }
+                ends.control(t, ti, entity, att, winch, hidden);
             }
             live
         });
@@ -1123,12 +1186,81 @@ impl<S: TransformSource> CableWorld<S> {
                 m.tracked = self.by_slot[m.handle.index() as usize] as usize;
             }
         }
+        if !self.strays.is_empty() {
+            self.replace_stray_bodies(world, untouched);
+        }
         // A despawned target frees the end for good: record that in the component.
         for &(entity, end) in &self.freed {
             if let Ok(mut att) = world.get::<&mut CableAttachments>(entity) {
                 att.set(end, AttachTarget::Free);
             }
         }
+    }
+
+    /// Replaces the [`CableBody`] of each entity in `strays` (one naming no
+    /// cable of that entity's: another pool's, a removed one, another
+    /// entity's) by a cable built from its [`CableSpec`], as an entity
+    /// without a body gets, reported in [`StepReport::bad_bodies`]; the new
+    /// cables' ends and controls are then applied as `sync_cables` applies
+    /// every other's. Only called when `sync_cables` met such a body.
+    #[cold]
+    fn replace_stray_bodies(&mut self, world: &mut World, untouched: bool) {
+        let ours = self.pool.id();
+        for k in 0..self.strays.len() {
+            let (entity, handle) = self.strays[k];
+            let why = if handle.pool_id() != ours {
+                BadBody::ForeignPool {
+                    handle,
+                    pool: handle.pool_id(),
+                    ours,
+                }
+            } else if let Some(t) = self.tracked_of(handle) {
+                BadBody::Claimed {
+                    handle,
+                    owner: t.entity,
+                }
+            } else {
+                BadBody::NotTracked { handle }
+            };
+            // The entity was yielded by the query of `sync_cables`, and
+            // nothing despawned it since.
+            let _ = world.remove_one::<CableBody>(entity);
+            self.report.bad_bodies.push((entity, why));
+        }
+        let old = self.tracked.len();
+        self.spawn_cables(world);
+        self.read_teleport_flags();
+        let Self {
+            pool,
+            source,
+            tracked,
+            motions,
+            freed,
+            report,
+            ..
+        } = self;
+        let shared: &World = world;
+        source.with_lookup(shared, |lookup| {
+            let mut ends = Ends {
+                pool,
+                lookup,
+                motions,
+                freed,
+                report,
+                untouched,
+            };
+            for (ti, t) in tracked.iter_mut().enumerate().skip(old) {
+                let entity = t.entity;
+                let mut q = shared.query_one::<(
+                    Option<&CableAttachments>,
+                    Option<&CableWinch>,
+                    Option<&CableHidden>,
+                )>(entity);
+                if let Ok((att, winch, hidden)) = q.get() {
+                    ends.control(t, ti, entity, att, winch, hidden);
+                }
+            }
+        });
     }
 
     fn write_back(&mut self, world: &mut World) {
@@ -1159,6 +1291,45 @@ struct Ends<'a, 'l> {
 type Resolved = (Option<Vec3>, Quat, Option<Entity>);
 
 impl Ends<'_, '_> {
+    /// Steps 5 and 6 for tracked cable `t` (index `ti`) of `entity`: its
+    /// ends from its attachments, its visibility and its winch.
+    #[inline(always)]
+    fn control(
+        &mut self,
+        t: &mut Tracked,
+        ti: usize,
+        entity: Entity,
+        att: Option<&CableAttachments>,
+        winch: Option<&CableWinch>,
+        hidden: Option<&CableHidden>,
+    ) {
+        if let Some(att) = att {
+            self.resolve(t, ti, att);
+        }
+        let pool = &mut *self.pool;
+        // The handle is tracked, hence live: these cannot fail on it.
+        let _ = pool.set_visible(t.handle, hidden.is_none());
+        let winch = winch.copied();
+        if winch != t.winch {
+            let applied = match winch {
+                Some(w) => pool.reel_to(t.handle, w.target_length, w.speed),
+                None => pool.params(t.handle).copied().and_then(|p| {
+                    pool.set_params(
+                        t.handle,
+                        cable_core::CableParams {
+                            reel_speed: 0.0,
+                            ..p
+                        },
+                    )
+                }),
+            };
+            match applied {
+                Ok(()) => t.winch = winch,
+                Err(e) => self.report.bad_winches.push((entity, e)),
+            }
+        }
+    }
+
     /// Resolves both ends of tracked cable `t` (index `ti`) from its
     /// attachments: pins, frees, teleports, or records the motion to
     /// interpolate.

@@ -50,7 +50,9 @@
 //!      last frame, copies its lanes back into the views from the same
 //!      task;
 //!    - a one-lane cable runs its substeps on the pool directly
-//!      ([`kernel::advance_cable`]);
+//!      ([`kernel::advance_cable_with`]), in pieces of about
+//!      [`cable_core::PAR_GRAIN`] particles, each piece with a scratch of its own
+//!      kept between frames;
 //! 5. lend the bundles to the pool.
 //!
 //! The split is by bundles and cables, that is by the scene alone, and
@@ -62,7 +64,7 @@
 use std::ops::Range;
 
 use cable_core::{
-    CableMut, CableRef, HeldRead, NO_ANCHOR, PAR_GRAIN, ParticlePool, ParticleState, StateHolder,
+    CableMut, CableRef, HeldRead, NO_ANCHOR, ParticlePool, ParticleState, StateHolder,
 };
 use glam::Vec3;
 use rayon::prelude::*;
@@ -920,11 +922,11 @@ const STRIDE: usize = LANES * GROUPS_IN_FLIGHT;
 
 /// The per-cable views of one frame, in bundle order: [`STRIDE`] slots per
 /// bundle (`None` for padding), then the one-lane cables in row order.
-type Views<'a> = Vec<Option<CableMut<'a>>>;
+pub(crate) type Views<'a> = Vec<Option<CableMut<'a>>>;
 
 /// An empty [`Views`] that keeps its allocation for another lifetime: the
 /// views of one frame cannot outlive the pool's borrow, their buffer can.
-fn recycle<'b>(mut v: Views<'_>) -> Views<'b> {
+pub(crate) fn recycle<'b>(mut v: Views<'_>) -> Views<'b> {
     v.clear();
     // In place: `Vec`'s in-place collection reuses the buffer of a
     // same-layout element type, an optimisation std does not promise;
@@ -936,7 +938,7 @@ fn recycle<'b>(mut v: Views<'_>) -> Views<'b> {
 
 /// The allocation of the views between frames ([`recycle`]), always empty.
 #[derive(Default)]
-struct ViewBuf(Views<'static>);
+pub(crate) struct ViewBuf(pub(crate) Views<'static>);
 
 impl Clone for ViewBuf {
     fn clone(&self) -> Self {
@@ -965,9 +967,6 @@ struct Held {
     dest: Vec<u32>,
     /// `dest` increases along the rows.
     in_order: bool,
-    /// One-lane cables a parallel task takes at least (about
-    /// [`PAR_GRAIN`] particles).
-    scalar_grain: usize,
     /// Pool structure revision ([`ParticlePool::structure_revision`]) and
     /// parameters right after the last [`advance`]: while both match, the
     /// bundles hold the pool's current state but for the cables
@@ -1036,6 +1035,10 @@ pub struct LanesWorld {
     /// The plan and bundles while not lent to a pool.
     held: Option<Box<Held>>,
     views: ViewBuf,
+    /// Kernel scratch of the one-lane cables, one per piece of them
+    /// (kept here, not per thread, so a warmed-up frame allocates nothing
+    /// whichever threads run it).
+    scalar: crate::scalar::ScalarPieces,
     /// Frames that copied the whole pool in ([`LanesWorld::full_gathers`]).
     full_gathers: u64,
     /// Frames that found their bundles' state older than the pool's
@@ -1212,16 +1215,14 @@ impl Held {
         // The one-lane cables (sleeping and hidden ones too: the kernel
         // skips them), after the bundles' slots, in row order.
         let mut next = used * STRIDE;
-        let (mut cables, mut particles) = (0, 0);
-        for (i, d) in self.dest.iter_mut().enumerate() {
+        let mut cables = 0;
+        for d in &mut self.dest {
             if *d == SCALAR {
                 *d = next as u32;
                 next += 1;
                 cables += 1;
-                particles += pool.cable(i).map_or(0, |c| c.pos.len());
             }
         }
-        self.scalar_grain = (PAR_GRAIN * cables / particles.max(1)).max(1);
         self.scalars = cables;
         self.in_order = self.dest.windows(2).all(|d| d[0] < d[1]);
         // Each lane's first row: the pool is compacted, so cable `i`
@@ -1358,7 +1359,7 @@ pub fn advance(
         let (lane_views, scalar_views) = views.split_at_mut(held.bundles.len() * STRIDE);
         let bundles = &mut held.bundles;
         let next = &held.next;
-        let grain = held.scalar_grain;
+        let scalar = &mut world.scalar;
         // One parallel pass: bundles beside the one-lane cables.
         rayon::join(
             || {
@@ -1370,13 +1371,7 @@ pub fn advance(
                         each!(b, b => b.frame(v, &f, x));
                     });
             },
-            || {
-                scalar_views
-                    .par_iter_mut()
-                    .with_min_len(grain)
-                    .flatten()
-                    .for_each(|c| kernel::advance_cable(c, params, n, stages, track));
-            },
+            || scalar.advance(scalar_views, params, n, stages, track),
         );
         world.views.0 = recycle(views);
     }

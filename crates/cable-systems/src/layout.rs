@@ -48,10 +48,9 @@
 use std::fmt;
 use std::str::FromStr;
 
-use cable_core::{CableHandle, ParticlePool};
+use cable_core::{CableError, CableHandle, CableParams, ParticlePool};
 
 use crate::aos::{self, AosWorld};
-use crate::kernel::advance_cable;
 use crate::lanes::{self, LanesWorld};
 use crate::params::SolverParams;
 
@@ -156,8 +155,16 @@ impl Default for Stages {
 }
 
 /// Turns every winch by one substep of `h` seconds
-/// ([`cable_core::CableParams::reel_speed`], [`ParticlePool::reel`]).
-fn reel_all(pool: &mut ParticlePool, h: f32, winches: &mut Vec<(CableHandle, f32)>) {
+/// ([`cable_core::CableParams::reel_speed`], [`ParticlePool::reel`]). A
+/// winch whose payout does not fit the pool's particle budget stops there
+/// (its `reel_speed` set to 0), listed in `stalled` as a
+/// [`CableError::WinchBudget`].
+fn reel_all(
+    pool: &mut ParticlePool,
+    h: f32,
+    winches: &mut Vec<(CableHandle, f32)>,
+    stalled: &mut Vec<CableError>,
+) {
     winches.clear();
     winches.extend(
         (0..pool.cable_count())
@@ -165,17 +172,45 @@ fn reel_all(pool: &mut ParticlePool, h: f32, winches: &mut Vec<(CableHandle, f32
             .filter(|c| c.active && c.params.reel_speed != 0.0)
             .map(|c| (c.handle, c.params.reel_speed * h)),
     );
-    for &(handle, delta) in winches.iter() {
-        // Only a full particle budget can refuse: the winch then holds.
-        let _ = pool.reel(handle, delta);
+    for &(cable, delta) in winches.iter() {
+        // Only a full particle budget can refuse (the handles are live and
+        // the deltas finite): the cable paid out as far as it fits.
+        if let Err(CableError::BudgetExceeded {
+            requested,
+            live,
+            budget,
+        }) = pool.reel(cable, delta)
+        {
+            // Stopped, rather than retried (and refused) every substep.
+            if let Ok(&p) = pool.params(cable) {
+                let _ = pool.set_params(
+                    cable,
+                    CableParams {
+                        reel_speed: 0.0,
+                        ..p
+                    },
+                );
+            }
+            stalled.push(CableError::WinchBudget {
+                cable,
+                requested,
+                live,
+                budget,
+            });
+        }
     }
 }
 
-/// The buffers a layout keeps between frames (empty for `Soa`).
+/// The buffers a layout keeps between frames.
 #[derive(Debug, Clone, Default)]
 pub struct LayoutState {
     aos: AosWorld,
     lanes: LanesWorld,
+    /// `Soa`: the views' allocation between frames, and the kernel scratch
+    /// of each piece of the cables (not per thread: a warmed-up frame
+    /// allocates nothing whichever threads run it).
+    soa_views: lanes::ViewBuf,
+    soa: crate::scalar::ScalarPieces,
     /// Accumulate and write back every constraint's multiplier, for
     /// tension ([`crate::Stepper::set_track_tension`]).
     pub(crate) track: bool,
@@ -186,6 +221,9 @@ pub struct LayoutState {
     /// Segments broken since the stepper last cleared this, in the order
     /// they broke ([`crate::Stepper::torn`]).
     pub(crate) torn: Vec<(CableHandle, usize)>,
+    /// Winches stopped at the particle budget since the stepper last
+    /// cleared this ([`crate::Stepper::stalled_winches`]).
+    pub(crate) stalled: Vec<CableError>,
     /// The pool's (structure, parameters) revisions at which no cable
     /// could break or reel: looking costs a pass over every cable, which a
     /// frame of one substep would otherwise pay each time (about 5 % of
@@ -264,7 +302,7 @@ impl LayoutState {
                     );
                 }
                 if reeling && stages.integrate {
-                    reel_all(pool, params.substep, &mut self.winches);
+                    reel_all(pool, params.substep, &mut self.winches, &mut self.stalled);
                 }
             }
         } else {
@@ -318,7 +356,10 @@ impl LayoutState {
         match layout {
             Layout::Aos => aos::advance(&mut self.aos, pool, params, n, stages, track),
             Layout::Soa => {
-                pool.par_for_each_cable(|mut c| advance_cable(&mut c, params, n, stages, track));
+                let mut views = lanes::recycle(std::mem::take(&mut self.soa_views.0));
+                views.extend(pool.columns_mut().into_cables().map(Some));
+                self.soa.advance(&mut views, params, n, stages, track);
+                self.soa_views.0 = lanes::recycle(views);
             }
             Layout::Lanes8 => lanes::advance(&mut self.lanes, pool, params, n, stages, track),
         }

@@ -55,6 +55,7 @@ pub mod query;
 pub mod rod;
 #[cfg(feature = "serde")]
 pub mod save;
+mod scalar;
 pub mod simd;
 pub mod snapshot;
 pub mod socket;

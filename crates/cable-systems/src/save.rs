@@ -56,11 +56,12 @@
 use std::fmt;
 use std::io;
 
-use cable_core::{CableError, ParticlePool};
+use cable_core::{CableError, ParticlePool, SetupMismatch};
 use serde::de::{self, MapAccess, Visitor};
 use serde::ser::SerializeStruct;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
+use crate::params::SolverParams;
 use crate::step::Stepper;
 
 /// The `format` field of a save.
@@ -136,6 +137,109 @@ impl SimulationState {
     pub fn into_parts(self) -> (ParticlePool, Stepper) {
         (self.pool, self.stepper)
     }
+
+    /// Checks that this state is a run of the scene whose freshly built
+    /// pool is `pool` and whose solver parameters are `params`: the same
+    /// solver parameters, bit for bit, and a pool that passes
+    /// [`ParticlePool::check_same_setup`] (the same cables with the same
+    /// parameters, masses, pins and attachments, the same colliders;
+    /// positions and velocities, broken segments and a winch's particles
+    /// may differ). Call it before continuing a saved run of a scene, so
+    /// that a save of another scene is an error rather than a run of
+    /// that other scene.
+    ///
+    /// # Errors
+    /// A [`SetupMismatch`] naming the first difference:
+    /// `params.substep: save has 0.01, scene has 0.016666668`,
+    /// `cables[1].params.compliance: save has 0.01, scene has 0`.
+    ///
+    /// # Example
+    /// ```
+    /// use cable_core::{CableDesc, ParticlePool};
+    /// use cable_systems::save::{restore_state, save_state};
+    /// use cable_systems::{SolverParams, Stepper};
+    /// use glam::Vec3;
+    ///
+    /// let scene = |length: f32| -> Result<ParticlePool, cable_core::CableError> {
+    ///     let mut pool = ParticlePool::new();
+    ///     pool.add_cable(&CableDesc::line(Vec3::ZERO, Vec3::X, length, 8)?)?;
+    ///     Ok(pool)
+    /// };
+    /// let (mut pool, params) = (scene(1.5)?, SolverParams::default());
+    /// let mut stepper = Stepper::new(params)?;
+    /// stepper.advance(&mut pool, 0.1)?;
+    /// let mut file = Vec::new();
+    /// save_state(&mut file, &pool, &stepper)?;
+    /// let state = restore_state(file.as_slice())?;
+    /// assert!(state.check_same_setup(&scene(1.5)?, &params).is_ok());
+    /// let err = state.check_same_setup(&scene(2.0)?, &params).unwrap_err();
+    /// assert_eq!(err.to_string(), "cables[0].params.min_length: save has 0.1875, scene has 0.25");
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn check_same_setup(
+        &self,
+        pool: &ParticlePool,
+        params: &SolverParams,
+    ) -> Result<(), SetupMismatch> {
+        check_solver(self.stepper.params(), params)?;
+        self.pool.check_same_setup(pool)
+    }
+}
+
+/// Compares two solver parameters field by field, bit for bit, naming the
+/// first that differs (`params.substep`).
+fn check_solver(saved: &SolverParams, scene: &SolverParams) -> Result<(), SetupMismatch> {
+    let SolverParams {
+        gravity,
+        substep,
+        iterations,
+        max_substeps,
+        damping,
+        friction,
+        solver,
+    } = *saved;
+    let num = |field: &str, a: f32, b: f32| {
+        if a.to_bits() == b.to_bits() {
+            Ok(())
+        } else {
+            Err(SetupMismatch::new(
+                format!("params.{field}"),
+                a.to_string(),
+                b.to_string(),
+            ))
+        }
+    };
+    let vec = |v: glam::Vec3| format!("[{}, {}, {}]", v.x, v.y, v.z);
+    if gravity.to_array().map(f32::to_bits) != scene.gravity.to_array().map(f32::to_bits) {
+        return Err(SetupMismatch::new(
+            "params.gravity",
+            vec(gravity),
+            vec(scene.gravity),
+        ));
+    }
+    num("substep", substep, scene.substep)?;
+    for (field, a, b) in [
+        ("iterations", iterations, scene.iterations),
+        ("max_substeps", max_substeps, scene.max_substeps),
+    ] {
+        if a != b {
+            return Err(SetupMismatch::new(
+                format!("params.{field}"),
+                a.to_string(),
+                b.to_string(),
+            ));
+        }
+    }
+    num("damping", damping, scene.damping)?;
+    num("friction", friction, scene.friction)?;
+    if solver != scene.solver {
+        return Err(SetupMismatch::new(
+            "params.solver",
+            solver.name(),
+            scene.solver.name(),
+        ));
+    }
+    Ok(())
 }
 
 /// Writes the envelope around borrowed parts.
@@ -223,10 +327,14 @@ impl<'de> Visitor<'de> for StateVisitor {
         if !version {
             return Err(de::Error::missing_field("version"));
         }
-        Ok(SimulationState {
-            stepper: stepper.ok_or_else(|| de::Error::missing_field("stepper"))?,
-            pool: pool.ok_or_else(|| de::Error::missing_field("pool"))?,
-        })
+        let stepper = stepper.ok_or_else(|| de::Error::missing_field("stepper"))?;
+        let pool = pool.ok_or_else(|| de::Error::missing_field("pool"))?;
+        // Each part is valid; together, the stepper must be able to step
+        // the pool (a compliance its substep cannot hold is refused here,
+        // not at the first step).
+        pool.validate_records_for_substep(stepper.params().substep)
+            .map_err(|e| de::Error::custom(format!("pool.{e}")))?;
+        Ok(SimulationState { stepper, pool })
     }
 }
 
@@ -240,14 +348,16 @@ impl<'de> Visitor<'de> for StateVisitor {
 ///
 /// # Errors
 /// [`SaveError::Invalid`] when the state cannot be restored as it is (a
-/// simulation gone NaN, naming the place); [`SaveError::Io`] when writing
-/// fails.
+/// simulation gone NaN or beyond [`cable_core::MAX_STATE_COORDINATE`], or a
+/// cable the stepper's substep cannot step, naming the place);
+/// [`SaveError::Io`] when writing fails.
 pub fn save_state<W: io::Write>(
     writer: W,
     pool: &ParticlePool,
     stepper: &Stepper,
 ) -> Result<(), SaveError> {
     pool.validate()?;
+    pool.validate_records_for_substep(stepper.params().substep)?;
     serde_json::to_writer(writer, &StateRef(pool, stepper))?;
     Ok(())
 }
@@ -261,7 +371,14 @@ pub fn save_state<W: io::Write>(
 /// # Errors
 /// [`SaveError::Format`] for anything that is not a valid save of this
 /// version (the message names the place, e.g. `cables[3].first` in the
-/// pool or `stepper.accumulator`, and the line and column);
+/// pool or `stepper.accumulator`, and the line and column): values out of
+/// the ranges [`ParticlePool::validate`] and
+/// [`crate::SolverParams::validate`] check, or a cable the stepper's
+/// substep cannot step ([`ParticlePool::validate_records_for_substep`]).
+/// So a damaged save does not restore to a state that turns NaN in its
+/// first steps.
+/// To continue a saved run of a scene, check that the save is one of that
+/// scene too ([`SimulationState::check_same_setup`]);
 /// [`SaveError::Io`] when reading fails.
 pub fn restore_state<R: io::Read>(reader: R) -> Result<SimulationState, SaveError> {
     let mut de = serde_json::Deserializer::from_reader(reader);

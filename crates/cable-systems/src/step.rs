@@ -136,7 +136,9 @@ impl Stepper {
     ///
     /// Unlike [`Stepper::advance`] it does not check the pool's cables for
     /// the substep: call [`Stepper::validate_pool`] first when the pool
-    /// comes from untrusted input (a refused cable would turn NaN).
+    /// comes from untrusted input (a refused cable would turn NaN). A
+    /// winch stopped at the particle budget is listed in
+    /// [`Stepper::stalled_winches`] (there is no error to return).
     pub fn run_substeps(&mut self, pool: &mut ParticlePool, n: u32) {
         self.run_stages(pool, n, Stages::ALL);
     }
@@ -148,6 +150,7 @@ impl Stepper {
     pub fn run_stages(&mut self, pool: &mut ParticlePool, n: u32, stages: Stages) {
         span!("cable.run_substeps", substeps = n);
         self.state.torn.clear();
+        self.state.stalled.clear();
         self.state
             .advance(self.layout, pool, &self.params, n, stages);
         self.substeps_run += u64::from(n);
@@ -170,6 +173,20 @@ impl Stepper {
     #[must_use]
     pub fn torn(&self) -> &[(CableHandle, usize)] {
         &self.state.torn
+    }
+
+    /// The winches that stopped during the last [`Stepper::advance`],
+    /// [`Stepper::advance_with`] or [`Stepper::run_substeps`] call because
+    /// paying out needed more particles than the pool's budget allows:
+    /// each a [`CableError::WinchBudget`] naming the cable, in the order
+    /// they stopped. Such a winch stops where the budget ran out (its
+    /// [`cable_core::CableParams::reel_speed`] becomes 0; set it again to
+    /// go on once there is room), and the other cables step on.
+    /// [`Stepper::advance`] and [`Stepper::advance_with`] also return the
+    /// first of them as their error.
+    #[must_use]
+    pub fn stalled_winches(&self) -> &[CableError] {
+        &self.state.stalled
     }
 
     /// Whether tension is tracked ([`Stepper::set_track_tension`]).
@@ -260,18 +277,31 @@ impl Stepper {
     /// # Errors
     /// `frame_dt` negative or not finite, or a cable refused by
     /// [`Stepper::validate_pool`] (the pool and the accumulator are
-    /// untouched).
+    /// untouched). Or, after the frame ran in full (its substeps counted,
+    /// the accumulator drawn down), [`CableError::WinchBudget`] when a
+    /// winch stopped because paying out needed more particles than the
+    /// pool's budget: the first of [`Stepper::stalled_winches`].
     pub fn advance(&mut self, pool: &mut ParticlePool, frame_dt: f32) -> Result<u32, CableError> {
         span!("cable.step");
         self.validate_pool(pool)?;
         let n = self.frame_substeps(frame_dt)?;
         self.state.torn.clear();
+        self.state.stalled.clear();
         // Cables are independent within a frame: the layout runs all n
         // substeps of a cable (or lane group) while it is hot in cache.
         self.state
             .advance(self.layout, pool, &self.params, n, Stages::ALL);
         self.substeps_run += u64::from(n);
-        Ok(n)
+        self.frame_result(n)
+    }
+
+    /// `Ok(n)` after a frame of `n` substeps, or the first winch that
+    /// stopped at the particle budget during it.
+    fn frame_result(&self, n: u32) -> Result<u32, CableError> {
+        match self.state.stalled.first() {
+            None => Ok(n),
+            Some(e) => Err(e.clone()),
+        }
     }
 
     /// Like [`Stepper::advance`], but calls `before_substep(pool, k, n)`
@@ -284,7 +314,9 @@ impl Stepper {
     /// `frame_dt` negative or not finite, or a cable refused by
     /// [`Stepper::validate_pool`] (the pool and the accumulator are
     /// untouched, and `before_substep` is not called). Cables added or
-    /// changed by `before_substep` are checked at the next frame.
+    /// changed by `before_substep` are checked at the next frame. After
+    /// the frame ran in full, [`CableError::WinchBudget`] as for
+    /// [`Stepper::advance`].
     ///
     /// # Example
     /// ```
@@ -316,13 +348,14 @@ impl Stepper {
         self.validate_pool(pool)?;
         let n = self.frame_substeps(frame_dt)?;
         self.state.torn.clear();
+        self.state.stalled.clear();
         for k in 0..n {
             before_substep(pool, k, n);
             self.state
                 .advance(self.layout, pool, &self.params, 1, Stages::ALL);
         }
         self.substeps_run += u64::from(n);
-        Ok(n)
+        self.frame_result(n)
     }
 
     /// Adds a frame of `frame_dt` seconds to the accumulator and takes out

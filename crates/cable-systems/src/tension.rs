@@ -14,6 +14,7 @@
 //! tracked ([`crate::Stepper::set_track_tension`]) or for cables that can
 //! break ([`cable_core::CableParams::break_tension`]).
 
+use cable_core::error::check_finite;
 use cable_core::{CableError, CableHandle, NO_ANCHOR, ParticlePool};
 
 /// Writes the tension of each segment of cable `handle` (newtons, segment
@@ -21,7 +22,12 @@ use cable_core::{CableError, CableHandle, NO_ANCHOR, ParticlePool};
 /// `substep` seconds.
 ///
 /// # Errors
-/// [`CableError::StaleHandle`] when the handle is not live.
+/// [`CableError::StaleHandle`] when the handle is not live;
+/// [`CableError::NotFinite`] or [`CableError::OutOfRange`] naming
+/// `substep` when it is not a positive finite number whose square is a
+/// positive (normal) finite `f32` (about 1.1e-19 to 1.8e19 seconds: a
+/// stepper's substep is in (0, 1]), so no tension comes out infinite or
+/// NaN from the division by the substep². `out` is then left as it was.
 ///
 /// # Example
 /// ```
@@ -51,6 +57,7 @@ pub fn segment_tensions(
     substep: f32,
     out: &mut Vec<f32>,
 ) -> Result<(), CableError> {
+    let h2 = checked_substep_squared(substep)?;
     let (lambda, rows) = pool.multipliers(handle)?;
     let k = pool.row_consts(handle)?;
     let segs = lambda.len() - 1;
@@ -73,7 +80,6 @@ pub fn segment_tensions(
             add(kc.anchor[1] as usize, l[1]);
         }
     }
-    let h2 = substep * substep;
     let mut run = 0.0f32;
     for (j, t) in out.iter_mut().enumerate() {
         run += *t;
@@ -84,6 +90,23 @@ pub fn segment_tensions(
         };
     }
     Ok(())
+}
+
+/// `substep²`, when `substep` is positive and finite and its square a
+/// normal finite `f32` (what the multipliers are divided by); otherwise
+/// the error naming `substep`.
+fn checked_substep_squared(substep: f32) -> Result<f32, CableError> {
+    let h = check_finite("substep", substep)?;
+    let h2 = h * h;
+    if h > 0.0 && h2.is_normal() {
+        Ok(h2)
+    } else {
+        Err(CableError::OutOfRange {
+            field: "substep",
+            expected: "must be greater than 0, with a square that is a normal finite f32 (about 1.1e-19 to 1.8e19 seconds)",
+            value: f64::from(h),
+        })
+    }
 }
 
 /// Breaks every segment of every breakable cable whose tension exceeds

@@ -8,7 +8,7 @@
 use cable_core::{CableDesc, CableError, Collider, End, ParticlePool};
 use cable_systems::SolverParams;
 use cable_systems::ecs::{
-    AttachTarget, CableAttachments, CableBody, CableParticles, CableRejected, CableSpec,
+    AttachTarget, BadBody, CableAttachments, CableBody, CableParticles, CableRejected, CableSpec,
     CableWorld, ColliderBody, ColliderSpec, Transform,
 };
 use glam::{Quat, Vec3};
@@ -357,4 +357,147 @@ fn spec_whose_compliance_overflows_at_the_substep_is_rejected_not_stepped() {
     assert!(world.get::<&CableBody>(good).is_ok());
     assert_eq!(cables.pool().cable_count(), 1);
     assert_eq!(cables.stepper().substeps_run(), 3);
+}
+
+// ---- issue 38, N8: a body naming no cable of its entity's ----
+
+/// A rope spec 2 m long, hanging from its start.
+fn rope_spec(x: f32) -> CableSpec {
+    CableSpec::new(
+        CableDesc::line(Vec3::new(x, 0.0, 0.0), Vec3::new(x, -2.0, 0.0), 2.0, 8).unwrap(),
+    )
+}
+
+/// Issue 38 N8: an entity whose `CableBody` names another pool's cable
+/// (copied from another `CableWorld`) was skipped silently, left with no
+/// cable. Now the step reports it (`bad_bodies`, `BadBody::ForeignPool`)
+/// and gives the entity a cable of its own from its spec, in that same
+/// step: attached where its attachments say, its particles written back.
+#[test]
+fn body_naming_another_worlds_cable_is_reported_and_replaced_by_a_cable_of_this_world() {
+    let mut other_world = World::new();
+    let donor = other_world.spawn((rope_spec(5.0),));
+    let mut other = CableWorld::new(SolverParams::default()).unwrap();
+    other.step(&mut other_world, 1.0 / 60.0).unwrap();
+    let foreign = *other_world.get::<&CableBody>(donor).unwrap();
+
+    let mut world = World::new();
+    let hand = Vec3::new(1.0, 2.0, 3.0);
+    let e = world.spawn((
+        rope_spec(0.0),
+        foreign,
+        CableAttachments {
+            start: AttachTarget::Point(hand),
+            end: AttachTarget::Free,
+        },
+        CableParticles::default(),
+    ));
+    let mut cables = CableWorld::new(SolverParams::default()).unwrap();
+    cables.step(&mut world, 1.0 / 60.0).unwrap();
+    let report = cables.report().clone();
+    assert_eq!(report.bad_bodies.len(), 1, "{report:?}");
+    let (who, why) = report.bad_bodies[0];
+    assert_eq!(who, e);
+    assert_eq!(
+        why,
+        BadBody::ForeignPool {
+            handle: foreign.handle,
+            pool: other.pool().id(),
+            ours: cables.pool().id(),
+        }
+    );
+    assert!(
+        why.to_string().contains("not of this world's pool"),
+        "{why}"
+    );
+    assert!(!report.is_empty());
+    // A cable of this world now, stepped and attached this frame.
+    let body = *world.get::<&CableBody>(e).unwrap();
+    assert_ne!(body, foreign);
+    assert!(cables.pool().contains(body.handle));
+    assert_eq!(cables.pool().cable_count(), 1);
+    assert_eq!(cables.pool().positions(body.handle).unwrap()[0], hand);
+    assert_eq!(world.get::<&CableParticles>(e).unwrap().positions.len(), 9);
+    // The next step finds all well.
+    cables.step(&mut world, 1.0 / 60.0).unwrap();
+    assert!(cables.report().is_empty(), "{:?}", cables.report());
+}
+
+/// Issue 38 N8: a body copied from one entity to another (the second then
+/// names the first's cable) and a body naming a cable added to the pool
+/// directly (no entity's) are reported too, each entity getting its own.
+#[test]
+fn body_naming_another_entitys_cable_or_an_untracked_one_is_reported_and_replaced() {
+    let mut world = World::new();
+    let first = world.spawn((rope_spec(0.0),));
+    let mut cables = CableWorld::new(SolverParams::default()).unwrap();
+    cables.step(&mut world, 1.0 / 60.0).unwrap();
+    let body = *world.get::<&CableBody>(first).unwrap();
+    let copy = world.spawn((rope_spec(1.0), body));
+    let loose = cables
+        .pool_mut()
+        .add_cable(&CableDesc::line(Vec3::Z, Vec3::ONE, 2.0, 4).unwrap())
+        .unwrap();
+    let adopter = world.spawn((rope_spec(2.0), CableBody { handle: loose }));
+    cables.step(&mut world, 1.0 / 60.0).unwrap();
+    let mut bad = cables.report().bad_bodies.clone();
+    bad.sort_by_key(|(e, _)| *e);
+    assert_eq!(
+        bad,
+        [
+            (
+                copy,
+                BadBody::Claimed {
+                    handle: body.handle,
+                    owner: first,
+                }
+            ),
+            (adopter, BadBody::NotTracked { handle: loose }),
+        ]
+    );
+    // The first keeps its cable; the others have cables of their own.
+    assert_eq!(*world.get::<&CableBody>(first).unwrap(), body);
+    let (a, b) = (
+        world.get::<&CableBody>(copy).unwrap().handle,
+        world.get::<&CableBody>(adopter).unwrap().handle,
+    );
+    assert!(a != body.handle && b != body.handle && a != b && b != loose);
+    assert!(cables.pool().contains(a) && cables.pool().contains(b));
+    assert_eq!(
+        cables.pool().positions(a).unwrap()[0],
+        Vec3::new(1.0, 0.0, 0.0)
+    );
+    cables.step(&mut world, 1.0 / 60.0).unwrap();
+    assert!(cables.report().is_empty(), "{:?}", cables.report());
+}
+
+/// Issue 38 N2 through the hecs layer: a winch stopped at the particle
+/// budget is news in the report, not a failed step (the frame ran).
+#[test]
+fn winch_stopped_at_the_particle_budget_is_reported_not_an_error() {
+    let mut world = World::new();
+    let rope = world.spawn((
+        rope_spec(0.0),
+        cable_systems::ecs::CableWinch {
+            target_length: 1.0e7,
+            speed: 1.0e4,
+        },
+    ));
+    let mut cables = CableWorld::new(SolverParams::default()).unwrap();
+    // A small budget: 1e4 m/s over segments of 0.25 m wants 667
+    // particles a substep, and 491 fit beside the rope's 9.
+    let budget = 500;
+    *cables.pool_mut() = ParticlePool::with_budget(budget);
+    let n = cables.step(&mut world, 1.0 / 60.0).unwrap();
+    assert_eq!(n, 1);
+    let report = cables.report();
+    assert_eq!(report.stalled_winches.len(), 1, "{report:?}");
+    let (who, e) = &report.stalled_winches[0];
+    assert_eq!(*who, rope);
+    assert!(
+        matches!(e, CableError::WinchBudget { budget: b, .. } if *b == budget),
+        "{e}"
+    );
+    assert_eq!(cables.pool().particle_count(), budget);
+    assert_eq!(cables.stepper().substeps_run(), 1);
 }

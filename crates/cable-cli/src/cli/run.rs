@@ -96,19 +96,11 @@ pub fn run(a: &RunArgs) -> Result<(), CliError> {
                 saved.frame_dt
             )));
         }
+        // The same cables, parameters, masses and colliders as the scene's
+        // pool, fresh from the scene: else a save of another scene.
+        save_file::check_scene(&saved, &pool, &scene.params, dt)
+            .map_err(|e| CliError::Usage(format!("--restore {name}: {e}")))?;
         let (p, s) = saved.simulation.into_parts();
-        if p.cable_count() != handles.len() || s.params() != &scene.params {
-            return Err(CliError::Usage(format!(
-                "--restore {name}: is a save of another scene ({} cables and {}solver parameters than this scene's {} cables)",
-                p.cable_count(),
-                if s.params() == &scene.params {
-                    "the same "
-                } else {
-                    "other "
-                },
-                handles.len()
-            )));
-        }
         if saved.frame > frames {
             return Err(CliError::Usage(format!(
                 "--seconds: the restored state is at frame {} (t = {:.4} s), after the end of this run at frame {frames}",

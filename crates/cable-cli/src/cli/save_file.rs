@@ -12,8 +12,8 @@ use std::io::{BufReader, BufWriter, Write};
 use std::path::Path;
 
 use cable_core::ParticlePool;
-use cable_systems::Stepper;
 use cable_systems::save::{SaveError, SimulationState, save_state};
+use cable_systems::{SolverParams, Stepper};
 use serde::Deserialize;
 
 use super::CliError;
@@ -61,6 +61,37 @@ pub fn write(
     })?;
     w.write_all(b"}").map_err(io)?;
     w.flush().map_err(io)
+}
+
+/// Checks that a `--restore` file read by [`read`] continues a run of the
+/// scene whose fresh pool is `pool` and solver parameters `params`, with
+/// frames of `frame_dt` seconds: the same cables, parameters, masses and
+/// colliders ([`SimulationState::check_same_setup`]), and a stepper that
+/// has not run longer than the saved frames hold. The error names the
+/// first difference (the caller prefixes the file's name; exit 2).
+pub fn check_scene(
+    save: &RunSave,
+    pool: &ParticlePool,
+    params: &SolverParams,
+    frame_dt: f32,
+) -> Result<(), String> {
+    save.simulation
+        .check_same_setup(pool, params)
+        .map_err(|e| format!("is not a save of this scene: {e}"))?;
+    // Each frame runs at most its length in substeps (a frame capped by
+    // max_substeps runs fewer); the accumulator keeps less than one.
+    let stepper = &save.simulation.stepper;
+    let held = save.frame as f64 * f64::from(frame_dt);
+    let ran = stepper.time() + stepper.remainder();
+    if ran > held * (1.0 + 1.0e-6) + f64::from(params.substep) {
+        return Err(format!(
+            "simulation.stepper.substeps_run: {} substeps and {} s carried are t = {ran:.6} s, more than the {} frames of {frame_dt} s it was saved at (t = {held:.6} s)",
+            stepper.substeps_run(),
+            stepper.remainder(),
+            save.frame
+        ));
+    }
+    Ok(())
 }
 
 /// Reads and checks a `--restore` file (exit 2 for anything wrong with it).

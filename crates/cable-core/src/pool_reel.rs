@@ -1,0 +1,461 @@
+//! The winch ([`ParticlePool::reel`]): particles added or removed next to
+//! a cable's start particle.
+//!
+//! A call adds (or removes) all the particles it needs with one insertion
+//! (or one removal) in each column, so the rows after the cable move once
+//! per call, not once per particle: paying out `k` particles costs
+//! O(`k` + the rows after the cable), not O(`k` × the rows after it).
+//! The values are those of inserting the particles one at a time (each
+//! splits the first segment a whole winch segment before the particle
+//! after the start), computed in the same order: bitwise the same pool.
+
+use glam::Vec3;
+
+use super::{NO_ANCHOR, ParticlePool, RowConst};
+use crate::cable::CableHandle;
+use crate::error::{CableError, check_finite};
+
+#[cfg(test)]
+thread_local! {
+    /// Times this thread moved the rows after a cable to make room for
+    /// (or close the gap of) a winch's particles.
+    static SHIFTS: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
+}
+
+/// Rows moved by the winch on this thread so far (tests count the work a
+/// payout does).
+#[cfg(test)]
+pub(super) fn shifts() -> u64 {
+    SHIFTS.with(std::cell::Cell::get)
+}
+
+impl ParticlePool {
+    /// Winch at the start end: changes the cable's rest length by `delta`
+    /// metres (positive pays out), clamped to its
+    /// [`crate::CableParams::min_length`]..=[`crate::CableParams::max_length`].
+    /// The change goes into the first segment; while it is longer than 1.5
+    /// times the cable's segment length (its initial length / segments) a
+    /// particle is inserted after the start particle, on the first segment,
+    /// a whole segment length before the particle after it, with the
+    /// velocity there; while it is shorter than half of it (with more than
+    /// one segment left) the particle after the start is removed and its
+    /// segment merged into the first. Returns the new particle count.
+    ///
+    /// All the particles one call adds go in at once, so its cost is
+    /// proportional to the particles it adds plus the rows after the
+    /// cable (moved once), however far it pays out. A segment length
+    /// below the rounding of the first segment's length (a cable of tiny
+    /// segments paying out far in one call) cannot split it further: the
+    /// first segment then keeps 1.5 segment lengths and the rest of the
+    /// change is dropped.
+    ///
+    /// # Errors
+    /// Stale handle, a non-finite `delta`, or
+    /// [`CableError::BudgetExceeded`] when the particles to add do not fit
+    /// the pool's budget (`requested`: how many did not fit): the cable
+    /// has then paid out as far as the budget allows (its first segment at
+    /// most 1.5 times the segment length).
+    ///
+    /// # Example
+    /// ```
+    /// use cable_core::{CableDesc, ParticlePool};
+    /// use glam::Vec3;
+    ///
+    /// let mut pool = ParticlePool::new();
+    /// let h = pool.add_cable(&CableDesc::line(Vec3::ZERO, Vec3::new(0.0, -1.0, 0.0), 1.0, 4)?)?;
+    /// assert_eq!(pool.reel(h, 0.2)?, 6); // 1.2 m: the first segment split
+    /// assert!((pool.rest_lengths(h)?.iter().sum::<f32>() - 1.2).abs() < 1e-6);
+    /// assert_eq!(pool.reel(h, -0.9)?, 2); // reeled in to one segment's length (0.25 m)
+    /// # Ok::<(), cable_core::CableError>(())
+    /// ```
+    pub fn reel(&mut self, handle: CableHandle, delta: f32) -> Result<usize, CableError> {
+        let delta = check_finite("reel", delta)?;
+        let i = self.record_index(handle)?;
+        self.touch();
+        let (first, count) = (self.cables[i].first, self.cables[i].count);
+        let p = self.cables[i].params;
+        let total: f64 = self.rest[first..first + count - 1]
+            .iter()
+            .map(|&r| f64::from(r))
+            .sum();
+        let lo = f64::from(p.min_length.unwrap_or(0.0));
+        let hi = f64::from(p.max_length.unwrap_or(f32::MAX));
+        let target = (total + f64::from(delta)).clamp(lo, hi.max(lo));
+        let change = (target - total) as f32;
+        if change == 0.0 {
+            return Ok(count);
+        }
+        self.wake_record(i);
+        let seg = self.cables[i].reel_segment;
+        // May go below zero for a moment: the merges below absorb it.
+        self.rest[first] += change;
+        // Pay out: split the first segment, a whole segment behind each new
+        // particle. Count the splits first (each leaves the first segment
+        // one segment shorter), then make room for all of them at once.
+        let room = self.budget.saturating_sub(self.particle_count());
+        let mut r = self.rest[first];
+        let mut k = 0;
+        while r > 1.5 * seg && k < room {
+            let shorter = r - seg;
+            if shorter >= r {
+                // The segment length is below the rounding of `r`.
+                break;
+            }
+            r = shorter;
+            k += 1;
+        }
+        if k > 0 {
+            self.insert_after_start(i, seg, k);
+        }
+        if self.rest[first] > 1.5 * seg {
+            // Paid out as far as the budget (or the rounding) allows: the
+            // first segment holds no more than any split one, so the rows
+            // stay within the bounds the stepper checked
+            // (`check_bend_for_substep`).
+            let left = f64::from(self.rest[first]) - 1.5 * f64::from(seg);
+            self.rest[first] = 1.5 * seg;
+            self.refresh_rows(i);
+            self.debug_check();
+            if k == room {
+                // Whole particles still wanted (at least one); saturating.
+                let requested = (left / f64::from(seg)).ceil().max(1.0) as usize;
+                return Err(CableError::BudgetExceeded {
+                    requested,
+                    live: self.particle_count(),
+                    budget: self.budget,
+                });
+            }
+            return Ok(self.cables[i].count);
+        }
+        // Reel in: merge the first two segments, as often as needed.
+        self.remove_after_start(i, seg);
+        self.rest[first] = self.rest[first].max(2.0 * crate::MIN_SEGMENT_LENGTH);
+        self.refresh_rows(i);
+        self.debug_check();
+        Ok(self.cables[i].count)
+    }
+
+    /// Inserts `k` particles on the first segment of record `i`, each `seg`
+    /// metres of rest length before the particle after the start, as `k`
+    /// insertions one after another would (the last one inserted is the
+    /// nearest the start), moving the later rows once.
+    fn insert_after_start(&mut self, i: usize, seg: f32, k: usize) {
+        let first = self.cables[i].first;
+        let at = first + 1;
+        let linked = self.row_const[first].linked;
+        let rho = self.cables[i].mass_per_length;
+        let st = self.state.get_mut();
+        // Room for the new rows: one move of the rows after the start.
+        let gap = at..at;
+        st.pos
+            .splice(gap.clone(), std::iter::repeat_n(Vec3::ZERO, k));
+        st.prev
+            .splice(gap.clone(), std::iter::repeat_n(Vec3::ZERO, k));
+        st.carry
+            .splice(gap.clone(), std::iter::repeat_n(Vec3::ZERO, k));
+        st.lambda.splice(gap.clone(), std::iter::repeat_n(0.0, k));
+        st.lambda_bend
+            .splice(gap.clone(), std::iter::repeat_n(0.0, k));
+        st.lambda_row
+            .splice(gap.clone(), std::iter::repeat_n([0.0; 3], k));
+        self.inv_mass
+            .splice(gap.clone(), std::iter::repeat_n(0.0, k));
+        self.rest.splice(gap.clone(), std::iter::repeat_n(seg, k));
+        let row = RowConst {
+            anchor: [NO_ANCHOR; 2],
+            reach: [0.0; 2],
+            kappa0: 0.0,
+            bend_compliance: 0.0,
+            linked,
+        };
+        self.row_const.splice(gap, std::iter::repeat_n(row, k));
+        #[cfg(test)]
+        SHIFTS.with(|s| s.set(s.get() + 1));
+        // The j-th insertion (from 0) split the first segment of length
+        // `r0` at `seg` before the particle then after the start (the one
+        // inserted before it, or the old particle 1), and went to row
+        // `at + k - 1 - j`.
+        let (p0, q0) = (st.pos[first], st.prev[first]);
+        let mut r0 = self.rest[first];
+        for row in (at..at + k).rev() {
+            let t = (r0 - seg) / r0; // along 0 → 1
+            st.pos[row] = p0.lerp(st.pos[row + 1], t);
+            st.prev[row] = q0.lerp(st.prev[row + 1], t);
+            let w = match rho {
+                Some(rho) => 1.0 / (rho * 0.5 * r0),
+                None => 1.0,
+            };
+            self.inv_mass[row] = if w.is_finite() && w > 0.0 { w } else { 1.0 };
+            r0 -= seg;
+        }
+        self.rest[first] = r0;
+        self.shift_records(i, k as isize);
+    }
+
+    /// Merges segments into the first of record `i` while it is shorter
+    /// than half of `seg` and more than one segment is left, removing the
+    /// particles between them, as removing them one at a time would,
+    /// moving the later rows once.
+    fn remove_after_start(&mut self, i: usize, seg: f32) {
+        let (first, count) = (self.cables[i].first, self.cables[i].count);
+        let mut r = self.rest[first];
+        let mut linked = self.row_const[first].linked;
+        let mut k = 0;
+        while r < 0.5 * seg && count - k > 2 {
+            let row = first + 1 + k;
+            r += self.rest[row];
+            linked &= self.row_const[row].linked;
+            k += 1;
+        }
+        if k == 0 {
+            return;
+        }
+        self.rest[first] = r;
+        self.row_const[first].linked = linked;
+        let gone = first + 1..first + 1 + k;
+        let st = self.state.get_mut();
+        st.pos.drain(gone.clone());
+        st.prev.drain(gone.clone());
+        st.carry.drain(gone.clone());
+        st.lambda.drain(gone.clone());
+        st.lambda_bend.drain(gone.clone());
+        st.lambda_row.drain(gone.clone());
+        self.inv_mass.drain(gone.clone());
+        self.rest.drain(gone.clone());
+        self.row_const.drain(gone);
+        #[cfg(test)]
+        SHIFTS.with(|s| s.set(s.get() + 1));
+        self.shift_records(i, -(k as isize));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use glam::Vec3;
+
+    use super::shifts;
+    use crate::{CableDesc, CableError, ParticlePool};
+
+    /// A 10 m cable of 1,000 segments (1 cm each) behind `before` other
+    /// cables and ahead of `after` more, its winch unbounded.
+    fn pool_with_winch(
+        before: usize,
+        after: usize,
+        budget: usize,
+    ) -> (ParticlePool, crate::CableHandle) {
+        let mut pool = ParticlePool::with_budget(budget);
+        let line = |y: f32, segs| {
+            CableDesc::line(Vec3::new(0.0, y, 0.0), Vec3::new(10.0, y, 0.0), 10.0, segs)
+        };
+        for k in 0..before {
+            pool.add_cable(&line(k as f32 + 1.0, 100).expect("valid"))
+                .expect("fits");
+        }
+        let mut d = line(0.0, 1000).expect("valid");
+        d.params.max_length = Some(1.0e7);
+        let h = pool.add_cable(&d).expect("fits");
+        for k in 0..after {
+            pool.add_cable(&line(-(k as f32) - 1.0, 100).expect("valid"))
+                .expect("fits");
+        }
+        (pool, h)
+    }
+
+    /// Issue 38 N2: a winch at 10,000 m/s for 0.05 s (three substeps of
+    /// 1/60 s, 166.7 m each) adds 50,000 particles to a 1,001-particle
+    /// cable with one move of the later rows per call, not one per
+    /// particle (which took 113 s of CPU for one frame).
+    #[test]
+    fn paying_out_moves_the_later_rows_once_per_call() {
+        let (mut pool, h) = pool_with_winch(3, 20, crate::DEFAULT_PARTICLE_BUDGET);
+        let others = pool.particle_count() - 1001;
+        let start = shifts();
+        let mut calls = 0;
+        for _ in 0..3 {
+            pool.reel(h, 10_000.0 / 60.0).expect("within the budget");
+            calls += 1;
+        }
+        let n = pool.positions(h).expect("live").len();
+        let paid: f64 = pool
+            .rest_lengths(h)
+            .expect("live")
+            .iter()
+            .map(|&r| f64::from(r))
+            .sum();
+        assert!((paid - 510.0).abs() < 0.05, "rest length {paid}");
+        assert!((50_900..=51_100).contains(&n), "{n} particles");
+        assert_eq!(pool.particle_count(), others + n);
+        assert_eq!(shifts() - start, calls, "one move per call");
+        // Reeling in removes as many at once.
+        let start = shifts();
+        pool.reel(h, -505.0).expect("live");
+        assert_eq!(shifts() - start, 1);
+        assert!(pool.positions(h).expect("live").len() < 600);
+        pool.validate().expect("a consistent pool");
+    }
+
+    /// The same payout into a pool whose budget runs out on the way: the
+    /// particles that fit go in (one move), the rest is refused by count.
+    #[test]
+    fn a_payout_beyond_the_budget_fills_it_and_says_how_many_did_not_fit() {
+        let (mut pool, h) = pool_with_winch(1, 1, 10_000);
+        let live = pool.particle_count();
+        let start = shifts();
+        let err = pool
+            .reel(h, 10_000.0 / 60.0)
+            .expect_err("beyond the budget");
+        assert_eq!(shifts() - start, 1);
+        assert_eq!(pool.particle_count(), 10_000);
+        let CableError::BudgetExceeded {
+            requested,
+            live: now,
+            budget,
+        } = err
+        else {
+            panic!("{err:?}");
+        };
+        assert_eq!((now, budget), (10_000, 10_000));
+        // 16,667 splits wanted, 10,000 - live made.
+        let wanted = 16_667 - (10_000 - live);
+        assert!(requested.abs_diff(wanted) <= 2, "{requested} vs {wanted}");
+        // The first segment holds at most 1.5 segments; the pool is sound.
+        assert!(pool.rest_lengths(h).expect("live")[0] <= 0.015 + 1e-6);
+        pool.validate().expect("a consistent pool");
+        // Full: a further payout adds nothing and moves nothing.
+        let start = shifts();
+        assert!(pool.reel(h, 1.0).is_err());
+        assert_eq!(shifts() - start, 0);
+    }
+
+    /// The winch as it was before issue 38 (one row insertion or removal
+    /// per particle), kept as the reference the batched one must match
+    /// bitwise.
+    fn reel_one_at_a_time(pool: &mut ParticlePool, h: crate::CableHandle, delta: f32) {
+        let i = pool.record_index(h).expect("live");
+        let (first, count) = (pool.cables[i].first, pool.cables[i].count);
+        let p = pool.cables[i].params;
+        let total: f64 = pool.rest[first..first + count - 1]
+            .iter()
+            .map(|&r| f64::from(r))
+            .sum();
+        let lo = f64::from(p.min_length.unwrap_or(0.0));
+        let hi = f64::from(p.max_length.unwrap_or(f32::MAX));
+        let target = (total + f64::from(delta)).clamp(lo, hi.max(lo));
+        let change = (target - total) as f32;
+        let seg = pool.cables[i].reel_segment;
+        pool.rest[first] += change;
+        while pool.rest[first] > 1.5 * seg {
+            let r0 = pool.rest[first];
+            let t = (r0 - seg) / r0;
+            let at = first + 1;
+            let st = pool.state.get_mut();
+            let pos = st.pos[first].lerp(st.pos[at], t);
+            let prev = st.prev[first].lerp(st.prev[at], t);
+            let w = match pool.cables[i].mass_per_length {
+                Some(rho) => 1.0 / (rho * 0.5 * r0),
+                None => 1.0,
+            };
+            let w = if w.is_finite() && w > 0.0 { w } else { 1.0 };
+            st.pos.insert(at, pos);
+            st.prev.insert(at, prev);
+            st.carry.insert(at, Vec3::ZERO);
+            st.lambda.insert(at, 0.0);
+            st.lambda_bend.insert(at, 0.0);
+            st.lambda_row.insert(at, [0.0; 3]);
+            pool.inv_mass.insert(at, w);
+            pool.rest[first] = r0 - seg;
+            pool.rest.insert(at, seg);
+            let linked = pool.row_const[first].linked;
+            let row = super::RowConst {
+                anchor: [super::NO_ANCHOR; 2],
+                reach: [0.0; 2],
+                kappa0: 0.0,
+                bend_compliance: 0.0,
+                linked,
+            };
+            pool.row_const.insert(at, row);
+            pool.shift_records(i, 1);
+        }
+        while pool.rest[first] < 0.5 * seg && pool.cables[i].count > 2 {
+            let at = first + 1;
+            pool.rest[first] += pool.rest[at];
+            pool.row_const[first].linked &= pool.row_const[at].linked;
+            let st = pool.state.get_mut();
+            st.pos.remove(at);
+            st.prev.remove(at);
+            st.carry.remove(at);
+            st.lambda.remove(at);
+            st.lambda_bend.remove(at);
+            st.lambda_row.remove(at);
+            pool.inv_mass.remove(at);
+            pool.rest.remove(at);
+            pool.row_const.remove(at);
+            pool.shift_records(i, -1);
+        }
+        pool.rest[first] = pool.rest[first].max(2.0 * crate::MIN_SEGMENT_LENGTH);
+        pool.refresh_rows(i);
+    }
+
+    /// Every column of `pool`, as bits.
+    fn bits(pool: &mut ParticlePool) -> Vec<u32> {
+        let mut out = Vec::new();
+        let st = pool.state.get_mut();
+        for v in [&st.pos, &st.prev, &st.carry] {
+            out.extend(v.iter().flat_map(|p| p.to_array().map(f32::to_bits)));
+        }
+        for v in [&st.lambda, &st.lambda_bend, &pool.inv_mass, &pool.rest] {
+            out.extend(v.iter().map(|x| x.to_bits()));
+        }
+        out.extend(st.lambda_row.iter().flatten().map(|x| x.to_bits()));
+        for k in &pool.row_const {
+            out.extend(k.anchor);
+            out.extend(k.reach.map(f32::to_bits));
+            out.extend([
+                k.kappa0.to_bits(),
+                k.bend_compliance.to_bits(),
+                u32::from(k.linked),
+            ]);
+        }
+        for c in &pool.cables {
+            out.extend([c.first as u32, c.count as u32]);
+        }
+        out
+    }
+
+    /// Batched payouts and reel-ins give bitwise the pool of one row
+    /// insertion or removal per particle: positions, velocities, masses,
+    /// rest lengths, row constants and the later cables' rows.
+    #[test]
+    fn batched_reeling_matches_one_particle_at_a_time_bitwise() {
+        let build = || {
+            let mut pool = ParticlePool::new();
+            let mut d =
+                CableDesc::line(Vec3::ZERO, Vec3::new(3.0, -4.0, 0.0), 5.0, 7).expect("valid");
+            d.mass_per_length = Some(0.7);
+            d.params.max_length = Some(100.0);
+            d.params.min_length = Some(0.1);
+            d.params.bend_stiffness = 0.3;
+            let h = pool.add_cable(&d).expect("fits");
+            pool.add_cable(&CableDesc::line(Vec3::Y, Vec3::ONE, 1.0, 3).expect("valid"))
+                .expect("fits");
+            // Some velocity, so the inserted previous positions differ.
+            for (k, p) in pool
+                .prev_positions_mut(h)
+                .expect("live")
+                .iter_mut()
+                .enumerate()
+            {
+                *p += Vec3::new(0.01, 0.02 * k as f32, -0.03);
+            }
+            (pool, h)
+        };
+        let (mut a, ha) = build();
+        let (mut b, hb) = build();
+        for delta in [7.3, 0.01, 30.0, -0.2, -12.0, 0.4, -40.0, 55.5, -0.001] {
+            a.reel(ha, delta).expect("fits");
+            reel_one_at_a_time(&mut b, hb, delta);
+            assert_eq!(bits(&mut a), bits(&mut b), "after reeling {delta}");
+        }
+        a.validate().expect("consistent");
+    }
+}
