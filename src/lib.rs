@@ -40,6 +40,7 @@
 
 pub mod scene;
 mod scene_colliders;
+mod scene_values;
 pub mod workload;
 
 pub use cable_core as core;

@@ -9,7 +9,7 @@ use glam::{Quat, Vec3};
 use serde::Deserialize;
 use serde_json::{Map, Value};
 
-use crate::scene::{SceneError, f32_of, vec3};
+use crate::scene_values::{SceneError, f32_of, vec3};
 
 /// Keys of each collider type, after `type`; required ones first.
 const SPHERE: &[&str] = &["center", "radius"];

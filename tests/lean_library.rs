@@ -1,60 +1,74 @@
 //! Issue 14, lean library: a game that depends on `cable` (or its crates)
 //! compiles none of the command line's crates. The command line lives in
-//! `crates/cable-cli`; this pins that no library manifest takes them back.
+//! `crates/cable-cli`; this pins that no library crate takes them back,
+//! directly or through another dependency, reading the resolved graph
+//! from `cargo metadata` (normal dependencies only: dev and build ones do
+//! not reach a game's build).
 
-use std::path::Path;
+use std::collections::{BTreeSet, HashMap};
+
+use cargo_metadata::{DependencyKind, Metadata, MetadataCommand, Package, PackageId};
 
 /// Crates only the command line needs.
 const CLI_ONLY: [&str; 5] = ["clap", "indicatif", "ctrlc", "terminal_size", "tempfile"];
 
-/// The dependency names of the `[dependencies]` table of a manifest.
-fn normal_dependencies(manifest: &Path) -> Vec<String> {
-    let text = std::fs::read_to_string(manifest).unwrap();
-    let mut in_deps = false;
-    let mut names = Vec::new();
-    for line in text.lines().map(str::trim) {
-        if line.starts_with('[') {
-            in_deps = line == "[dependencies]";
+/// The library packages a game may depend on.
+const LIBRARIES: [&str; 4] = ["cable", "cable-core", "cable-systems", "cable-debug"];
+
+fn metadata() -> Metadata {
+    MetadataCommand::new()
+        .manifest_path(concat!(env!("CARGO_MANIFEST_DIR"), "/Cargo.toml"))
+        .exec()
+        .expect("cargo metadata runs")
+}
+
+/// Names of every package `root` reaches through normal dependencies.
+fn normal_closure(meta: &Metadata, root: &PackageId) -> BTreeSet<String> {
+    let resolve = meta.resolve.as_ref().expect("a resolved graph");
+    let nodes: HashMap<&PackageId, _> = resolve.nodes.iter().map(|n| (&n.id, n)).collect();
+    let packages: HashMap<&PackageId, &Package> = meta.packages.iter().map(|p| (&p.id, p)).collect();
+    let mut seen = BTreeSet::new();
+    let mut names = BTreeSet::new();
+    let mut todo = vec![root];
+    while let Some(id) = todo.pop() {
+        if !seen.insert(id) {
             continue;
         }
-        if in_deps && !line.is_empty() && !line.starts_with('#') {
-            let name = line.split(['=', '.', ' ']).next().unwrap_or_default();
-            names.push(name.to_owned());
+        for dep in &nodes[id].deps {
+            let normal = dep.dep_kinds.iter().any(|k| k.kind == DependencyKind::Normal);
+            if normal {
+                names.insert(packages[&dep.pkg].name.to_string());
+                todo.push(&dep.pkg);
+            }
         }
     }
     names
 }
 
+fn package<'a>(meta: &'a Metadata, name: &str) -> &'a Package {
+    meta.packages
+        .iter()
+        .find(|p| p.name.as_str() == name)
+        .unwrap_or_else(|| panic!("package {name} in the workspace"))
+}
+
 #[test]
 fn library_crates_depend_on_no_command_line_crate() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let manifests = [
-        root.join("Cargo.toml"),
-        root.join("crates/cable-core/Cargo.toml"),
-        root.join("crates/cable-systems/Cargo.toml"),
-        root.join("crates/cable-debug/Cargo.toml"),
-    ];
-    for m in &manifests {
-        let deps = normal_dependencies(m);
+    let meta = metadata();
+    for lib in LIBRARIES {
+        let deps = normal_closure(&meta, &package(&meta, lib).id);
         for banned in CLI_ONLY {
             assert!(
-                !deps.iter().any(|d| d == banned),
-                "{} depends on {banned}: {deps:?}",
-                m.display()
+                !deps.contains(banned),
+                "{lib} reaches {banned} through its normal dependencies"
             );
         }
     }
-    // The parser does see dependencies: the command line's own manifest has them all.
-    let cli = normal_dependencies(&root.join("crates/cable-cli/Cargo.toml"));
+    // The walk does see dependencies: the command line reaches them all,
+    // and the facade reaches the core.
+    let cli = normal_closure(&meta, &package(&meta, "cable-cli").id);
     for needed in CLI_ONLY {
-        assert!(
-            cli.iter().any(|d| d == needed),
-            "cable-cli lacks {needed}: {cli:?}"
-        );
+        assert!(cli.contains(needed), "cable-cli lacks {needed}: {cli:?}");
     }
-    assert!(
-        normal_dependencies(&manifests[0])
-            .iter()
-            .any(|d| d == "cable-core")
-    );
+    assert!(normal_closure(&meta, &package(&meta, "cable").id).contains("cable-core"));
 }

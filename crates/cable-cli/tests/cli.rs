@@ -275,3 +275,23 @@ fn mangled_scenes_never_panic() {
         }
     }
 }
+
+/// `--help` is for people at a terminal: no rustdoc markup (intra-doc
+/// links such as ``[`Stepper::advance`]``) leaks into it from the
+/// argument docs clap reads.
+#[test]
+fn help_text_has_no_doc_link_markup() {
+    for args in [
+        &["--help"][..],
+        &["demo", "--help"],
+        &["run", "--help"],
+        &["bench", "--help"],
+    ] {
+        let out = Command::new(cable_bin()).args(args).output().expect("runs");
+        assert!(out.status.success(), "{args:?}");
+        let text = String::from_utf8_lossy(&out.stdout);
+        for bad in ["[`", "`]", "](", "crate::", "cable_systems::", "cable_core::"] {
+            assert!(!text.contains(bad), "{args:?} shows `{bad}`:\n{text}");
+        }
+    }
+}

@@ -22,6 +22,8 @@ pub mod bvh;
 pub mod cable;
 pub mod collider;
 pub mod error;
+pub mod handle;
+pub mod limits;
 pub mod mesh;
 pub mod pool;
 
@@ -29,19 +31,9 @@ pub use bvh::{Aabb, Bvh};
 pub use cable::{CableDesc, CableHandle, CableParams, End, MAX_COMPLIANCE, TeleportMode};
 pub use collider::{Collider, ColliderHandle, ColliderSet, Shape, WorldCollider, WorldShape};
 pub use error::CableError;
+pub use limits::{MAX_COORDINATE, MAX_SEGMENTS, MIN_SEGMENT_LENGTH};
 pub use pool::{
     CableMut, CableRef, Columns, DEFAULT_PARTICLE_BUDGET, HeldRead, MAX_STATE_COORDINATE,
     NO_ANCHOR, PAR_GRAIN, ParticlePool, ParticleState, Reclaimed, RowConst, SetupMismatch,
     StateHolder, discrete_curvature,
 };
-
-/// Largest accepted coordinate magnitude, metres. Beyond it f32 positions
-/// lose millimetre precision and squared distances approach overflow.
-pub const MAX_COORDINATE: f32 = 1.0e6;
-
-/// Most segments one cable may have.
-pub const MAX_SEGMENTS: u32 = 1 << 24;
-
-/// Segments shorter than this (metres) are treated as zero-length: the
-/// solver skips them (Flax's `ZeroTolerance`) and `from_points` refuses them.
-pub const MIN_SEGMENT_LENGTH: f32 = 1.0e-6;

@@ -1,5 +1,5 @@
-//! Collider shapes as the debug views draw them: outlines of their
-//! orthographic projection.
+//! Collider shapes as the debug views draw them (their outlines in a
+//! projection are the view's job: [`crate::Projection`], `Shape::outline`).
 //!
 //! [`Shape`] mirrors the scene file's collider types (sphere, capsule, plane,
 //! box) with glam types, so a renderer can draw colliders without depending
@@ -11,7 +11,6 @@ use cable_core::{Collider, ColliderSet};
 use glam::{Quat, Vec2, Vec3};
 
 use crate::RenderError;
-use crate::view::Projection;
 
 /// A collider, in world metres.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -179,85 +178,6 @@ impl Shape {
             }
         }
     }
-
-    /// Bounds of the projected outline in view metres, `None` for a plane.
-    #[must_use]
-    pub fn view_bounds(&self, proj: &Projection) -> Option<(Vec2, Vec2)> {
-        match *self {
-            Shape::Sphere { center, radius } => {
-                let c = proj.project(center);
-                Some((c - radius, c + radius))
-            }
-            Shape::Capsule { a, b, radius } => {
-                let (a, b) = (proj.project(a), proj.project(b));
-                Some((a.min(b) - radius, a.max(b) + radius))
-            }
-            Shape::Plane { .. } => None,
-            Shape::Box {
-                center,
-                half_extents,
-                rotation,
-            } => {
-                let (mut lo, mut hi) = (Vec2::splat(f32::INFINITY), Vec2::splat(f32::NEG_INFINITY));
-                for c in box_corners(center, half_extents, rotation) {
-                    lo = lo.min(proj.project(c));
-                    hi = hi.max(proj.project(c));
-                }
-                Some((lo, hi))
-            }
-        }
-    }
-
-    /// The outline of the shape seen through `proj`, in view metres:
-    /// a sphere is a circle, a capsule a stadium, a box its twelve edges and
-    /// a plane the line where it crosses the view's middle depth (with short
-    /// ticks on the solid side), cut to the framed rectangle. A plane facing
-    /// the viewer has no such line and draws nothing.
-    #[must_use]
-    pub fn outline(&self, proj: &Projection) -> Vec<Outline> {
-        match *self {
-            Shape::Sphere { center, radius } => vec![Outline::Circle {
-                center: proj.project(center),
-                radius,
-            }],
-            Shape::Capsule { a, b, radius } => {
-                let (a, b) = (proj.project(a), proj.project(b));
-                let Some(dir) = (b - a).try_normalize() else {
-                    return vec![Outline::Circle { center: a, radius }];
-                };
-                let n = dir.perp();
-                let mut pts = Vec::with_capacity(2 * ARC + 3);
-                // Half circle around b from +n through +dir to -n, then around a.
-                for (c, from) in [(b, n), (a, -n)] {
-                    for i in 0..=ARC {
-                        let t = std::f32::consts::PI * i as f32 / ARC as f32;
-                        let (s, co) = t.sin_cos();
-                        let toward = if from == n { dir } else { -dir };
-                        pts.push(c + (from * co + toward * s) * radius);
-                    }
-                }
-                pts.push(pts[0]);
-                vec![Outline::Polyline(pts)]
-            }
-            Shape::Box {
-                center,
-                half_extents,
-                rotation,
-            } => {
-                let c = box_corners(center, half_extents, rotation).map(|c| proj.project(c));
-                let mut out = Vec::with_capacity(12);
-                for i in 0..8usize {
-                    for bit in [1usize, 2, 4] {
-                        if i & bit == 0 {
-                            out.push(Outline::Polyline(vec![c[i], c[i | bit]]));
-                        }
-                    }
-                }
-                out
-            }
-            Shape::Plane { normal, offset } => plane_trace(normal, offset, proj),
-        }
-    }
 }
 
 /// The outline shape of a pool collider at its current pose (position and
@@ -332,10 +252,7 @@ pub fn shapes_of(set: &ColliderSet) -> Vec<Shape> {
         .collect()
 }
 
-/// Points on each half circle of a capsule outline.
-const ARC: usize = 16;
-
-fn box_corners(center: Vec3, half: Vec3, rotation: Quat) -> [Vec3; 8] {
+pub(crate) fn box_corners(center: Vec3, half: Vec3, rotation: Quat) -> [Vec3; 8] {
     let rot = rotation.normalize();
     std::array::from_fn(|i| {
         let local = Vec3::new(
@@ -345,41 +262,4 @@ fn box_corners(center: Vec3, half: Vec3, rotation: Quat) -> [Vec3; 8] {
         );
         center + rot * local
     })
-}
-
-fn plane_trace(normal: Vec3, offset: f32, proj: &Projection) -> Vec<Outline> {
-    let len = normal.length();
-    let (n, off) = (normal / len, offset);
-    // Points right·x + up·y + toward·depth with dot(n, p) = off.
-    let n2 = Vec2::new(n.dot(proj.right), n.dot(proj.up));
-    let k = off - n.dot(proj.toward_viewer()) * proj.depth;
-    let m = n2.length();
-    if m < 1.0e-4 {
-        return Vec::new();
-    }
-    let n2u = n2 / m;
-    let centre = (proj.lo + proj.hi) * 0.5;
-    // The point of the line nearest the view centre, and its direction.
-    let base = centre + n2u * ((k / m) - centre.dot(n2u));
-    let dir = n2u.perp();
-    let half = (proj.hi - proj.lo).length();
-    if !(half.is_finite() && base.is_finite()) {
-        return Vec::new();
-    }
-    let mut out = vec![Outline::Polyline(vec![
-        base - dir * half,
-        base + dir * half,
-    ])];
-    // Ticks into the solid (against the normal), every `step` metres.
-    let step = crate::view::nice_length(half / 12.0);
-    let tick = step * 0.4;
-    let along0 = ((base - centre).dot(dir) / step).floor();
-    // About 24 ticks span the view; the cap only guards against rounding.
-    let count = ((2.0 * half / step).ceil() as i32).min(64);
-    for i in -count..=count {
-        let at = base + dir * ((along0 + i as f32) * step);
-        let end = at - (n2u + dir) * (tick * std::f32::consts::FRAC_1_SQRT_2);
-        out.push(Outline::Polyline(vec![at, end]));
-    }
-    out
 }

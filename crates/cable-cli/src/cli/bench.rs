@@ -5,8 +5,10 @@ use cable::workload::{BenchScene, Measurement, Workload};
 use cable_systems::Layout;
 use cable_systems::simd::Simd;
 
+use super::args::BenchArgs;
+use super::error::CliError;
+use super::setup::thread_pool;
 use super::staged::Staged;
-use super::{BenchArgs, CliError, thread_pool};
 
 /// Most cables × (segments + 1) particles a bench may build.
 const MAX_PARTICLES: usize = cable::scene::SCENE_PARTICLE_BUDGET;
@@ -85,7 +87,7 @@ pub fn bench(a: &BenchArgs) -> Result<(), CliError> {
         let mut best: Option<Measurement> = None;
         for _ in 0..repeat {
             // Caught (with --svg) so that its staged file is dropped.
-            if super::anim::interrupted() {
+            if super::signal::interrupted() {
                 return Err(CliError::Interrupted);
             }
             let m = workers

@@ -8,7 +8,10 @@ use cable_debug::{Frame, Recorder, render_frame_ascii};
 use cable_systems::Stepper;
 
 use super::anim::{self, Animation};
-use super::{CliError, DemoArgs, check_seconds, svg_out};
+use super::args::DemoArgs;
+use super::error::CliError;
+use super::setup::check_seconds;
+use super::svg_out;
 
 /// The demo scene, left to right: a rope bridge (a slack deck and a tauter
 /// handrail), a swinging chain released from the horizontal, a stiff cable
@@ -49,7 +52,7 @@ pub fn demo(a: &DemoArgs) -> Result<(), CliError> {
         .build_pool()
         .map_err(|e| CliError::Other(e.to_string()))?;
     let mut stepper = Stepper::new(scene.params).map_err(|e| CliError::Other(e.to_string()))?;
-    let frames = super::checked_frames(seconds, DT)?;
+    let frames = super::setup::checked_frames(seconds, DT)?;
     let svg = match &a.svg {
         Some(path) => Some(svg_out::SvgOut::create(
             path,
@@ -72,7 +75,7 @@ pub fn demo(a: &DemoArgs) -> Result<(), CliError> {
         Animation::start(&base)
     };
     for f in 1..=frames {
-        if anim::interrupted() {
+        if super::signal::interrupted() {
             break;
         }
         stepper
@@ -98,7 +101,7 @@ pub fn demo(a: &DemoArgs) -> Result<(), CliError> {
     }
     // Leaves the alternate screen before anything else is printed.
     let was_animated = animation.take().is_some();
-    if anim::interrupted() {
+    if super::signal::interrupted() {
         return Err(CliError::Interrupted);
     }
     recorder.finish(&pool, stepper.time());

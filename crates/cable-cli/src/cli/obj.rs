@@ -8,7 +8,7 @@ use cable_core::ParticlePool;
 use cable_core::mesh::{MeshBuffers, MeshOptions};
 use cable_systems::mesh::{build_meshes, mesh_bytes};
 
-use super::CliError;
+use super::error::CliError;
 use super::staged::Staged;
 
 /// Most bytes of mesh buffers (48 per vertex, 4 per index) `--obj` builds:

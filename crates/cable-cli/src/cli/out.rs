@@ -10,7 +10,7 @@ use cable_core::{CableHandle, ParticlePool};
 use glam::Vec3;
 use serde::Serialize;
 
-use super::CliError;
+use super::error::CliError;
 use super::staged::{Staged, io_err};
 
 #[derive(Serialize)]

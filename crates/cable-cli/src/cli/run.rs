@@ -9,12 +9,14 @@ use cable_core::{CableHandle, ParticlePool};
 use cable_systems::{Stepper, tension};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
-use super::anim::{self, Animation};
+use super::anim::Animation;
+use super::args::RunArgs;
+use super::error::CliError;
 use super::out::OutWriter;
 use super::save_file;
+use super::setup::{check_seconds, checked_frames, thread_pool};
 use super::staged::{self, Staged, check_distinct};
 use super::svg_out::{SvgFrames, SvgOut};
-use super::{CliError, RunArgs, check_seconds, checked_frames, thread_pool};
 use cable_debug::{Frame, render_frame_ascii};
 
 /// Runs `cable run`.
@@ -160,7 +162,7 @@ pub fn run(a: &RunArgs) -> Result<(), CliError> {
     if let Some(r) = recording.as_mut() {
         r.offer(&pool, stepper.time())?;
     }
-    anim::catch_interrupts();
+    super::signal::catch_interrupts();
     let mut animation = if a.ascii {
         Animation::start(&a.views.ascii())
     } else {
@@ -186,7 +188,7 @@ pub fn run(a: &RunArgs) -> Result<(), CliError> {
     }
     workers.install(|| -> Result<(), CliError> {
         for f in first + 1..=frames {
-            if anim::interrupted() {
+            if super::signal::interrupted() {
                 return Err(CliError::Interrupted);
             }
             stepper
@@ -250,7 +252,7 @@ pub fn run(a: &RunArgs) -> Result<(), CliError> {
         staged.push(w.finish()?);
     }
     staged.extend(save);
-    if anim::interrupted() {
+    if super::signal::interrupted() {
         return Err(CliError::Interrupted);
     }
     staged::commit_all(staged)?;
@@ -334,18 +336,6 @@ impl Tensions {
     }
 }
 
-/// Frames in `seconds` of frames of `dt`: the nearest whole number when
-/// within rounding of one, else rounded up.
-pub fn frame_count(seconds: f64, dt: f32) -> u64 {
-    let x = seconds / f64::from(dt);
-    let r = x.round();
-    if (x - r).abs() <= 1.0e-6 * x.max(1.0) {
-        r as u64
-    } else {
-        x.ceil() as u64
-    }
-}
-
 /// Reads the scene's bytes, at most [`MAX_SCENE_BYTES`] (exit 2 beyond:
 /// `cable run /dev/zero` stops there instead of exhausting memory).
 fn read_scene(path: &str) -> Result<Vec<u8>, CliError> {
@@ -389,9 +379,9 @@ mod tests {
 
     #[test]
     fn frame_counts_are_bounded() {
-        assert_eq!(super::super::checked_frames(1.0, 0.5).ok(), Some(2));
-        assert!(super::super::checked_frames(1.0e6, 0.1).is_ok());
-        assert!(super::super::checked_frames(1.0e6, 0.09).is_err());
-        assert!(super::super::checked_frames(1.0, 1.0e-30).is_err());
+        assert_eq!(super::super::setup::checked_frames(1.0, 0.5).ok(), Some(2));
+        assert!(super::super::setup::checked_frames(1.0e6, 0.1).is_ok());
+        assert!(super::super::setup::checked_frames(1.0e6, 0.09).is_err());
+        assert!(super::super::setup::checked_frames(1.0, 1.0e-30).is_err());
     }
 }

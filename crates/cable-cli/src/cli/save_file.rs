@@ -16,7 +16,7 @@ use cable_systems::save::{SaveError, SimulationState, save_state};
 use cable_systems::{SolverParams, Stepper};
 use serde::Deserialize;
 
-use super::CliError;
+use super::error::CliError;
 use super::staged::Staged;
 
 /// The `format` field of a run's save.

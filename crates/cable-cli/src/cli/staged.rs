@@ -24,7 +24,7 @@
 //!   target (never in `/dev`).
 //!
 //! A run that fails, is interrupted (Ctrl-C, SIGTERM, SIGHUP; see
-//! [`super::anim::catch_interrupts`]) or whose results go non-finite drops
+//! [`super::signal::catch_interrupts`]) or whose results go non-finite drops
 //! its temporary files, so existing regular files are left as they were
 //! and in-place targets are never opened. Every temporary file beside a
 //! target is kept in a process-wide registry, so that an interrupt that
@@ -36,34 +36,14 @@
 use std::fs::{File, Metadata};
 use std::io::{Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
-use std::sync::{Mutex, MutexGuard, PoisonError};
 
 use tempfile::NamedTempFile;
 
-use super::CliError;
+use super::error::CliError;
+use super::signal::live;
 
 /// Most symbolic links followed for one output path (Linux's own limit).
 const MAX_LINKS: usize = 40;
-
-/// The temporary files beside targets that exist right now: removed by
-/// [`abandon`] when an interrupt must end the process at once.
-static LIVE: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
-
-/// Locks [`LIVE`] (a panic elsewhere does not make the list unusable).
-fn live() -> MutexGuard<'static, Vec<PathBuf>> {
-    LIVE.lock().unwrap_or_else(PoisonError::into_inner)
-}
-
-/// Removes every registered temporary file and returns the registry still
-/// locked: while the caller holds it no output can be committed (call it
-/// just before ending the process on an interrupt).
-pub fn abandon() -> MutexGuard<'static, Vec<PathBuf>> {
-    let mut temps = live();
-    for p in temps.drain(..) {
-        let _ = std::fs::remove_file(p);
-    }
-    temps
-}
 
 /// How an output reaches its target.
 enum Sink {
@@ -170,7 +150,7 @@ impl Staged {
     /// `path` is a directory. Installs the interrupt handler first, so no
     /// temporary file can outlive a Ctrl-C.
     pub fn create(flag: &'static str, path: &Path) -> Result<Self, CliError> {
-        super::anim::catch_interrupts();
+        super::signal::catch_interrupts();
         let sink = match resolve(path).map_err(|e| io_err(flag, path, &e))? {
             Target::Directory => {
                 return Err(CliError::Other(format!(
@@ -236,7 +216,7 @@ impl Staged {
                 // temporary file half way, nor a rename follow it.
                 let mut temps = live();
                 let name = tmp.path().to_owned();
-                let res = if super::anim::interrupted() {
+                let res = if super::signal::interrupted() {
                     drop(tmp);
                     Err(CliError::Interrupted)
                 } else {
@@ -248,7 +228,7 @@ impl Staged {
                 res
             }
             Some(Sink::InPlace { mut buf }) => {
-                if super::anim::interrupted() {
+                if super::signal::interrupted() {
                     return Err(CliError::Interrupted);
                 }
                 write_in_place(&self.path, &mut buf).map_err(|e| self.io_err(&e))

@@ -8,7 +8,7 @@ use std::path::Path;
 use cable_core::ParticlePool;
 use cable_debug::{Frame, Recorder, SvgOptions, ViewDir};
 
-use super::CliError;
+use super::error::CliError;
 use super::staged::Staged;
 
 /// Most particle positions (particles × frames) an animated SVG holds;

@@ -108,7 +108,7 @@ impl ColliderSet {
             ..ColliderSet::default()
         };
         set.validate()?;
-        crate::cable::reserve_owner_id(id);
+        crate::handle::reserve_owner_id(id);
         Ok(set)
     }
 }

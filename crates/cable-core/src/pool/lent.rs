@@ -5,11 +5,11 @@
 //! every particle back into the pool's columns after every frame, whether
 //! anything reads them or not: at one substep a frame that copy cost about
 //! as much as the substep itself. Instead the layout *lends* the pool its
-//! storage ([`ParticlePool::lend_state`]): the pool's state columns are
+//! storage ([`ParticlePool::lend_state`](crate::ParticlePool::lend_state)): the pool's state columns are
 //! then older than the layout's rows, and the first access to them, shared
 //! or exclusive, has the layout write its newest state back once
 //! ([`StateHolder::write_back`]). The layout takes its storage back at the
-//! next step ([`ParticlePool::reclaim_state`]); if nothing read the pool in
+//! next step ([`ParticlePool::reclaim_state`](crate::ParticlePool::reclaim_state)); if nothing read the pool in
 //! between, nothing was copied.
 //!
 //! Every access to the state columns goes through [`Lent::get`] or
@@ -24,9 +24,6 @@ use std::sync::{Mutex, OnceLock, PoisonError};
 
 use glam::Vec3;
 
-use super::ParticlePool;
-use crate::{CableError, CableHandle};
-
 /// The per-particle state columns of a pool: what a step changes. A layout
 /// that keeps its own copy writes these back ([`StateHolder::write_back`]);
 /// row `i` of each is the pool's particle `i`.
@@ -37,7 +34,7 @@ pub struct ParticleState {
     /// Previous positions (Verlet state), metres.
     pub prev: Vec<Vec3>,
     /// What rounding dropped of each particle's last displacement, metres
-    /// ([`ParticlePool::carry`]).
+    /// ([`ParticlePool::carry`](crate::ParticlePool::carry)).
     pub carry: Vec<Vec3>,
     /// XPBD multipliers of the distance constraints.
     pub lambda: Vec<f32>,
@@ -48,7 +45,7 @@ pub struct ParticleState {
 }
 
 /// A layout's storage that holds a newer state of some of the pool's
-/// cables than the pool's columns ([`ParticlePool::lend_state`]).
+/// cables than the pool's columns ([`ParticlePool::lend_state`](crate::ParticlePool::lend_state)).
 ///
 /// # Example
 /// A holder that keeps one particle's newer position:
@@ -85,8 +82,8 @@ pub trait StateHolder: Send + Sync + fmt::Debug {
     fn write_back(&self, state: &mut ParticleState);
 
     /// Copies the positions of the pool's cable `cable` (its index in row
-    /// order, as [`ParticlePool::cable`] takes) into `out` (one per
-    /// particle), if the holder has them: what [`ParticlePool::copy_positions`] reads
+    /// order, as [`ParticlePool::cable`](crate::ParticlePool::cable) takes) into `out` (one per
+    /// particle), if the holder has them: what [`ParticlePool::copy_positions`](crate::ParticlePool::copy_positions) reads
     /// without a write-back of every cable. Returns where they are; the
     /// default, [`HeldRead::WriteBack`], keeps the write-back. `out` is
     /// left as it was unless this returns [`HeldRead::Copied`].
@@ -96,7 +93,7 @@ pub trait StateHolder: Send + Sync + fmt::Debug {
     }
 
     /// The holder as [`Any`], so its layout can tell its own type
-    /// ([`ParticlePool::reclaim_state`]).
+    /// ([`ParticlePool::reclaim_state`](crate::ParticlePool::reclaim_state)).
     fn as_any(&self) -> &dyn Any;
 
     /// The holder as [`Any`], so its layout can take its own type back.
@@ -116,7 +113,7 @@ pub enum HeldRead {
     WriteBack,
 }
 
-/// What [`ParticlePool::reclaim_state`] gives back.
+/// What [`ParticlePool::reclaim_state`](crate::ParticlePool::reclaim_state) gives back.
 #[derive(Debug)]
 pub struct Reclaimed {
     /// The storage that was lent.
@@ -124,7 +121,7 @@ pub struct Reclaimed {
     /// True when the pool's columns are current (something read or edited
     /// the pool, so the holder wrote back); false when they are older than
     /// the holder for its cables, which the caller must then solve from
-    /// the holder, or write back into [`ParticlePool::state_columns_mut`]
+    /// the holder, or write back into [`ParticlePool::state_columns_mut`](crate::ParticlePool::state_columns_mut)
     /// before reading them.
     pub current: bool,
 }
@@ -266,116 +263,6 @@ impl fmt::Debug for Lent {
         // The current columns (a lent holder writes back first, as for any
         // reader).
         self.get().fmt(f)
-    }
-}
-
-impl ParticlePool {
-    /// Lends the pool's state columns to a layout that holds a newer state
-    /// of some cables in its own storage: nothing is copied now; the first
-    /// access to the pool's particle state afterwards (any reader or
-    /// editor, through `&self` or `&mut self`) has `holder` write its state
-    /// back once, on that thread ([`StateHolder::write_back`]), and sees it.
-    /// A holder lent before and still newer than the columns writes back
-    /// first, then is dropped.
-    ///
-    /// For layouts: a game steps through `cable_systems::Stepper`, which
-    /// does this when its layout keeps rows of its own.
-    pub fn lend_state(&mut self, holder: Box<dyn StateHolder>) {
-        self.state.lend(holder);
-    }
-
-    /// Takes back the storage lent with [`ParticlePool::lend_state`], if
-    /// any, and says whether the pool's columns are current
-    /// ([`Reclaimed::current`]). The pool is not lent afterwards.
-    pub fn reclaim_state(&mut self) -> Option<Reclaimed> {
-        self.state.reclaim()
-    }
-
-    /// True while a lent holder's state is newer than the pool's columns
-    /// (nothing has accessed the particle state since
-    /// [`ParticlePool::lend_state`]).
-    #[must_use]
-    pub fn is_lent(&self) -> bool {
-        self.state.is_lent()
-    }
-
-    /// Copies cable `handle`'s particle positions into `out` (cleared
-    /// first; its capacity is reused), as a renderer or an ECS write-back
-    /// reads them every frame. Unlike [`ParticlePool::positions`], it does
-    /// not make a lent pool current ([`ParticlePool::lend_state`]): the
-    /// layout holding the state copies this one cable from where it lives
-    /// ([`StateHolder::copy_positions`]), so reading some cables costs
-    /// their particles, not a write-back of every cable, and the next
-    /// frame stays free of write-backs too.
-    ///
-    /// # Errors
-    /// [`CableError::StaleHandle`] when the handle is not live (`out` is
-    /// then left as it was).
-    ///
-    /// # Example
-    /// ```
-    /// use cable_core::{CableDesc, ParticlePool};
-    /// use glam::Vec3;
-    ///
-    /// let mut pool = ParticlePool::new();
-    /// let h = pool.add_cable(&CableDesc::line(Vec3::ZERO, Vec3::X, 1.0, 4)?)?;
-    /// let mut points = Vec::new();
-    /// pool.copy_positions(h, &mut points)?;
-    /// assert_eq!(points, pool.positions(h)?);
-    /// # Ok::<(), cable_core::CableError>(())
-    /// ```
-    pub fn copy_positions(
-        &self,
-        handle: CableHandle,
-        out: &mut Vec<Vec3>,
-    ) -> Result<(), CableError> {
-        let n = self.particle_count_of(handle)?;
-        out.clear();
-        out.resize(n, Vec3::ZERO);
-        self.copy_positions_to(handle, out)
-    }
-
-    /// [`ParticlePool::copy_positions`] into a slice of exactly the cable's
-    /// particle count ([`ParticlePool::particle_count_of`]), such as a
-    /// cable's part of a buffer shared by many.
-    ///
-    /// # Errors
-    /// [`CableError::StaleHandle`] when the handle is not live;
-    /// [`CableError::OutOfRange`] when `out` is not as long as the cable.
-    pub fn copy_positions_to(
-        &self,
-        handle: CableHandle,
-        out: &mut [Vec3],
-    ) -> Result<(), CableError> {
-        let i = self.record_index(handle)?;
-        let rows = {
-            let r = &self.cables[i];
-            r.first..r.first + r.count
-        };
-        if out.len() != rows.len() {
-            return Err(CableError::OutOfRange {
-                field: "positions buffer length",
-                expected: "the cable's particle count",
-                value: out.len() as f64,
-            });
-        }
-        self.state.copy_positions(i, rows, out);
-        Ok(())
-    }
-
-    /// Has a lent holder write its state back now, so later reads cost
-    /// nothing (reads do this themselves when needed).
-    pub fn sync_state(&mut self) {
-        self.state.get_mut();
-    }
-
-    /// The state columns as they are, without asking a holder to write
-    /// back: right after [`ParticlePool::reclaim_state`] gave back a holder
-    /// with `current == false`, they are older than that holder for its
-    /// cables. For a layout writing its holder back itself; everything
-    /// else reads through the pool's accessors.
-    pub fn state_columns_mut(&mut self) -> &mut ParticleState {
-        self.state.as_is_mut()
     }
 }
 

@@ -1,7 +1,7 @@
 //! [`ParticlePool::validate`]: the pool's invariants, checked on a
 //! restored pool before it is used (and on demand).
 
-use super::{CableRecord, ParticlePool, end_offset};
+use super::store::{CableRecord, ParticlePool, end_offset};
 use crate::error::{CableError, check_vec3};
 
 /// Largest coordinate of a particle's position or previous position, in

@@ -4,7 +4,7 @@
 
 use glam::{Quat, Vec3};
 
-use super::{ParticlePool, end_offset, in_range};
+use super::store::{ParticlePool, end_offset, in_range};
 use crate::cable::{CableHandle, End, TeleportMode};
 use crate::error::{CableError, check_rotation, check_vec3};
 

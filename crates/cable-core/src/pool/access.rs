@@ -1,20 +1,11 @@
 //! Pool revisions, indexed iteration and read-only cable views: what the
 //! layouts need to keep a copy of the pool between frames.
 
-use std::sync::atomic::{AtomicU64, Ordering};
-
 use glam::Vec3;
 
-use super::{CableMut, CableRecord, ParticlePool};
+use super::columns::CableMut;
+use super::store::{CableRecord, ParticlePool, next_revision};
 use crate::cable::{CableHandle, CableParams, check_bend_for_substep};
-
-/// Source of pool revisions: unique across all pools of the process.
-static NEXT_REVISION: AtomicU64 = AtomicU64::new(1);
-
-/// A fresh revision number.
-pub(super) fn next_revision() -> u64 {
-    NEXT_REVISION.fetch_add(1, Ordering::Relaxed)
-}
 
 impl ParticlePool {
     /// A number that changes whenever the pool may have changed: every

@@ -11,7 +11,7 @@
 
 use glam::Vec3;
 
-use super::{NO_ANCHOR, ParticlePool, RowConst};
+use super::store::{NO_ANCHOR, ParticlePool, RowConst};
 use crate::cable::CableHandle;
 use crate::error::{CableError, check_finite};
 

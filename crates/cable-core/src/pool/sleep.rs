@@ -2,7 +2,7 @@
 
 use rayon::prelude::*;
 
-use super::{ParticlePool, WAKE_MARGIN};
+use super::store::{ParticlePool, WAKE_MARGIN};
 use crate::bvh::Aabb;
 use crate::cable::CableHandle;
 use crate::error::CableError;

@@ -17,9 +17,9 @@ use glam::Vec3;
 use serde::ser::SerializeSeq;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
-use super::access::next_revision;
 use super::check::bad;
-use super::{CableRecord, NO_ANCHOR, ParticlePool, RowConst, Slot};
+use super::store::next_revision;
+use super::store::{CableRecord, NO_ANCHOR, ParticlePool, RowConst, Slot};
 use crate::collider::ColliderSet;
 use crate::error::CableError;
 
@@ -188,7 +188,7 @@ impl ParticlePool {
         }
         pool.recount_sleep();
         pool.validate()?;
-        crate::cable::reserve_owner_id(pool.id);
+        crate::handle::reserve_owner_id(pool.id);
         Ok(pool)
     }
 }

@@ -17,47 +17,12 @@ use glam::{Mat3, Quat, Vec3};
 
 use crate::bvh::{Aabb, Bvh};
 use crate::error::{CableError, check_finite, check_rotation, check_vec3};
+pub use crate::handle::ColliderHandle;
 
 // Serialisation and validation of colliders and sets: a child module, so
 // it sees the private fields.
 #[cfg(feature = "serde")]
-#[path = "collider_save.rs"]
 mod save;
-
-/// Stable, generational name of a collider in a [`ColliderSet`]; refused
-/// once the collider is removed, even if its slot is reused, and by every
-/// other set (it carries the identity of the set that issued it,
-/// [`ColliderHandle::set_id`]; a clone of a set keeps the identity).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
-pub struct ColliderHandle {
-    index: u32,
-    generation: u32,
-    set: u32,
-}
-
-impl ColliderHandle {
-    /// Identity of the set that issued the handle ([`ColliderSet::id`]).
-    #[inline]
-    #[must_use]
-    pub fn set_id(self) -> u32 {
-        self.set
-    }
-
-    /// Slot index of the handle.
-    #[inline]
-    #[must_use]
-    pub fn index(self) -> u32 {
-        self.index
-    }
-
-    /// Generation of the slot when the handle was issued.
-    #[inline]
-    #[must_use]
-    pub fn generation(self) -> u32 {
-        self.generation
-    }
-}
 
 /// A collider's shape in its own frame (metres).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -494,7 +459,7 @@ impl Default for ColliderSet {
     /// An empty set with a fresh identity.
     fn default() -> Self {
         Self {
-            id: crate::cable::next_owner_id(),
+            id: crate::handle::next_owner_id(),
             slots: Vec::new(),
             free: Vec::new(),
             live: 0,

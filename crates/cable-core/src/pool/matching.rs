@@ -4,7 +4,7 @@
 
 use glam::{Quat, Vec3};
 
-use super::{CableRecord, ParticlePool};
+use super::store::{CableRecord, ParticlePool};
 use crate::cable::{CableParams, TeleportMode};
 use crate::collider::Shape;
 
