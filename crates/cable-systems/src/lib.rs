@@ -36,26 +36,19 @@
 #![warn(clippy::unwrap_used)]
 #![cfg_attr(test, allow(clippy::unwrap_used))]
 
-pub mod aos;
 pub mod attach;
 pub mod constraints;
-pub mod contact;
 #[cfg(feature = "hecs")]
 pub mod ecs;
 pub mod frame;
 pub mod integrate;
 pub mod kernel;
-pub mod lane;
-pub mod lanes;
 pub mod layout;
 pub mod mesh;
-pub mod narrow;
 pub mod params;
 pub mod query;
-pub mod rod;
 #[cfg(feature = "serde")]
 pub mod save;
-mod scalar;
 pub mod simd;
 pub mod snapshot;
 pub mod socket;
@@ -63,7 +56,8 @@ pub mod step;
 pub mod tension;
 pub mod trace;
 
-pub use layout::{Layout, ParseLayoutError, Stages};
+pub use kernel::Stages;
+pub use layout::{Layout, ParseLayoutError};
 pub use params::{ParseSolverError, Solver, SolverParams};
 pub use step::{Stepper, substep, substep_cable};
 

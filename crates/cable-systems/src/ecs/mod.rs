@@ -116,7 +116,6 @@ use crate::trace::span;
 // Save and restore of the layer's own state: a child module, so it sees
 // the private fields.
 #[cfg(feature = "serde")]
-#[path = "ecs_save.rs"]
 mod save;
 #[cfg(feature = "serde")]
 pub use save::{CableWorldState, RestoreReport};

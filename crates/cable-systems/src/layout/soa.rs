@@ -13,8 +13,8 @@
 
 use cable_core::{CableMut, PAR_GRAIN};
 
+use crate::kernel::Stages;
 use crate::kernel::{self, Scratch};
-use crate::layout::Stages;
 use crate::params::SolverParams;
 
 /// The scratch of each piece, and where the pieces end, kept from frame to
@@ -124,7 +124,7 @@ mod tests {
     use glam::Vec3;
 
     use super::ScalarPieces;
-    use crate::layout::Stages;
+    use crate::kernel::Stages;
     use crate::params::{Solver, SolverParams};
 
     /// The pieces follow the particle counts (cables of 1,001 particles go

@@ -48,7 +48,6 @@ use rayon::prelude::*;
 // The exact tests (ray against box, cylinder, sphere; point against
 // segment) and the candidates a search keeps: a child module, so this file
 // stays about the queries.
-#[path = "query_exact.rs"]
 mod exact;
 use exact::{PointCand, RayProbe, closest_on_segment, ray_box};
 
