@@ -117,6 +117,27 @@ impl FromStr for Layout {
     }
 }
 
+/// [`crate::trace`]'s `span!` named after a layout: `cable.layout.aos`, `cable.layout.soa`
+/// or `cable.layout.lanes8` (span names must be literals).
+#[cfg(feature = "tracing")]
+macro_rules! layout_span {
+    ($layout:expr) => {
+        let _span = match $layout {
+            $crate::layout::Layout::Aos => ::tracing::info_span!("cable.layout.aos"),
+            $crate::layout::Layout::Soa => ::tracing::info_span!("cable.layout.soa"),
+            $crate::layout::Layout::Lanes8 => ::tracing::info_span!("cable.layout.lanes8"),
+        }
+        .entered();
+    };
+}
+
+/// [`crate::trace`]'s `span!` named after a layout: `cable.layout.aos`, `cable.layout.soa`
+/// or `cable.layout.lanes8` (span names must be literals).
+#[cfg(not(feature = "tracing"))]
+macro_rules! layout_span {
+    ($layout:expr) => {};
+}
+
 /// The buffers a layout keeps between frames.
 #[derive(Debug, Clone, Default)]
 pub struct LayoutState {
@@ -156,7 +177,7 @@ impl LayoutState {
         n: u32,
         stages: Stages,
     ) {
-        crate::trace::layout_span!(layout);
+        layout_span!(layout);
         let track = self.track;
         if layout != Layout::Lanes8 {
             // Storage `Lanes8` lent the pool (the layout changed): its state
