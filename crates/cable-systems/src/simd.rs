@@ -13,8 +13,8 @@
 //! the instruction set's 32 vector registers (AVX2 has 16), mask
 //! registers for the selects, and 512-bit instructions, which it picks for
 //! the 32-lane arrays of the distance sweep (two registers per
-//! coordinate). Which of these gives the gain is not measured. See the
-//! README's Performance section for what each path measures.
+//! coordinate). See `docs/guide/performance.md` for how to time each
+//! path (`cable bench --simd`).
 
 use std::sync::atomic::{AtomicU8, Ordering};
 

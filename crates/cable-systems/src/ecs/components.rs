@@ -8,9 +8,9 @@ use glam::{Quat, Vec3};
 use hecs::{Entity, World};
 
 /// Describes the cable of an entity. Spawning an entity with it creates a
-/// pool cable at the next [`CableWorld::step`]; changing it afterwards has
+/// pool cable at the next [`CableWorld::step`](crate::ecs::CableWorld::step); changing it afterwards has
 /// no effect (despawn and respawn, or use the pool through
-/// [`CableWorld::pool_mut`]).
+/// [`CableWorld::pool_mut`](crate::ecs::CableWorld::pool_mut)).
 #[derive(Debug, Clone, PartialEq)]
 pub struct CableSpec {
     /// Geometry and parameters of the cable.
@@ -38,19 +38,19 @@ impl CableSpec {
     }
 }
 
-/// The pool handle of an entity's cable, added by [`CableWorld::step`].
+/// The pool handle of an entity's cable, added by [`CableWorld::step`](crate::ecs::CableWorld::step).
 ///
 /// The cable lives while its entity has both this and its [`CableSpec`]:
 /// despawning the entity or removing the spec frees it; removing only this
 /// component resets the cable (a new one is built from the spec). Removing
-/// the cable from the pool ([`CableWorld::pool_mut`]) does the same: the
+/// the cable from the pool ([`CableWorld::pool_mut`](crate::ecs::CableWorld::pool_mut)) does the same: the
 /// next step replaces this body by one naming a cable rebuilt from the
-/// spec, and reports it ([`StepReport::lost_cables`]); to be rid of the
+/// spec, and reports it ([`StepReport::lost_cables`](crate::ecs::StepReport::lost_cables)); to be rid of the
 /// cable, despawn the entity or remove its spec.
 ///
 /// A body naming no cable of its entity's in this world (copied from
 /// another world or another entity) is replaced at the next step, and
-/// reported ([`StepReport::bad_bodies`]).
+/// reported ([`StepReport::bad_bodies`](crate::ecs::StepReport::bad_bodies)).
 ///
 /// With the `serde` feature it serialises (its handle), so a game saves it
 /// with its entities and `CableWorld::restore` links the entity to its
@@ -58,12 +58,12 @@ impl CableSpec {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct CableBody {
-    /// The cable in [`CableWorld::pool`].
+    /// The cable in [`CableWorld::pool`](crate::ecs::CableWorld::pool).
     pub handle: CableHandle,
 }
 
 /// A winch on an entity's cable: reels toward `target_length` metres at
-/// `speed` m/s ([`ParticlePool::reel_to`]). Applied when added or changed;
+/// `speed` m/s ([`ParticlePool::reel_to`](cable_core::ParticlePool::reel_to)). Applied when added or changed;
 /// removing it stops the winch where the cable is. A grappling hook is a
 /// rope with its start on the player and a `CableWinch` reeling it in.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -75,7 +75,7 @@ pub struct CableWinch {
 }
 
 /// Marks a cable entity the engine does not show this frame (its own
-/// culling decides): the pool is told ([`ParticlePool::set_visible`]), and a
+/// culling decides): the pool is told ([`ParticlePool::set_visible`](cable_core::ParticlePool::set_visible)), and a
 /// cable whose parameters set [`cable_core::CableParams::skip_when_hidden`]
 /// is not simulated while marked.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -93,16 +93,16 @@ pub struct CableRejected(pub CableError);
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct ColliderSpec(pub Collider);
 
-/// The pool handle of a collider entity, added by [`CableWorld::step`].
+/// The pool handle of a collider entity, added by [`CableWorld::step`](crate::ecs::CableWorld::step).
 /// A collider removed from the pool behind the ECS's back is added again
 /// from the [`ColliderSpec`] at the next step, with a new body
-/// ([`StepReport::lost_colliders`]).
+/// ([`StepReport::lost_colliders`](crate::ecs::StepReport::lost_colliders)).
 ///
 /// Serialises with the `serde` feature, as [`CableBody`] does.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct ColliderBody {
-    /// The collider in [`CableWorld::pool`]'s collider set.
+    /// The collider in [`CableWorld::pool`](crate::ecs::CableWorld::pool)'s collider set.
     pub handle: ColliderHandle,
 }
 
@@ -121,7 +121,7 @@ pub enum AttachTarget {
     /// A transform that is not finite, whose rotation is not a unit
     /// quaternion, or that puts the target beyond ±1e6 m is refused for
     /// that frame: the end stays at its last good target
-    /// ([`StepReport::bad_targets`]).
+    /// ([`StepReport::bad_targets`](crate::ecs::StepReport::bad_targets)).
     Entity {
         /// The entity followed; when it is despawned the end becomes free.
         entity: Entity,
@@ -159,7 +159,7 @@ impl CableAttachments {
 }
 
 /// The particle positions of an entity's cable, written by
-/// [`CableWorld::step`] after each frame (add it to the entities whose
+/// [`CableWorld::step`](crate::ecs::CableWorld::step) after each frame (add it to the entities whose
 /// positions you read; its buffer is reused, so no allocation once warm).
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct CableParticles {
@@ -204,11 +204,11 @@ impl Transform {
     }
 }
 
-/// Where [`CableWorld`] reads the transforms of attachment targets.
+/// Where [`CableWorld`](crate::ecs::CableWorld) reads the transforms of attachment targets.
 ///
 /// [`OwnTransform`] reads this module's [`Transform`] component. An engine
 /// with its own transform type implements this trait, or passes a closure
-/// `Fn(&World, Entity) -> Option<Transform>`, to [`CableWorld::with_source`].
+/// `Fn(&World, Entity) -> Option<Transform>`, to [`CableWorld::with_source`](crate::ecs::CableWorld::with_source).
 pub trait TransformSource {
     /// The world transform of `entity`, or `None` when it has none (or is
     /// gone): the end attached to it is then freed.

@@ -1,5 +1,5 @@
 //! hecs integration: cables, their attachments and their targets as entities,
-//! while the particles stay in the SoA [`ParticlePool`] where the systems run
+//! while the particles stay in the SoA [`ParticlePool`](cable_core::ParticlePool) where the systems run
 //! at full speed.
 //!
 //! Spawn an entity with a [`CableSpec`] (and optionally [`CableAttachments`]
@@ -35,17 +35,17 @@
 //!    [`cable_core::CableParams::teleport_distance`], or whose entity
 //!    turned by more than its [`cable_core::CableParams::teleport_rotation`],
 //!    since the last frame teleports the cable with it
-//!    ([`ParticlePool::teleport_attachment`]: moved rigidly and turned
+//!    ([`ParticlePool::teleport_attachment`](cable_core::ParticlePool::teleport_attachment): moved rigidly and turned
 //!    about the end, or laid out anew, as its
 //!    [`cable_core::CableParams::teleport_mode`] says; at most one teleport
 //!    per cable and frame, so two ends on one body move it once);
 //! 6. **controls**: a [`CableWinch`] added or changed since the last step
-//!    sets the cable's winch ([`ParticlePool::reel_to`]; a refused one is
+//!    sets the cable's winch ([`ParticlePool::reel_to`](cable_core::ParticlePool::reel_to); a refused one is
 //!    listed in [`StepReport::bad_winches`]), a removed one stops it; a
-//!    [`CableHidden`] marker hides the cable ([`ParticlePool::set_visible`]:
+//!    [`CableHidden`] marker hides the cable ([`ParticlePool::set_visible`](cable_core::ParticlePool::set_visible):
 //!    skipped while hidden if its parameters say
 //!    [`cable_core::CableParams::skip_when_hidden`]);
-//! 7. **step**: the [`Stepper`] runs this frame's substeps; moving targets are
+//! 7. **step**: the [`Stepper`](crate::Stepper) runs this frame's substeps; moving targets are
 //!    interpolated linearly across them, so a fast hand does not yank the
 //!    cable; segments that break are listed in [`StepReport::torn`];
 //! 8. **write-back**: entities with a [`CableParticles`] get their particle

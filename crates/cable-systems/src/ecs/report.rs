@@ -4,7 +4,7 @@
 use cable_core::{CableError, CableHandle, End};
 use hecs::Entity;
 
-/// An attachment target [`CableWorld::step`] refused: the end kept its
+/// An attachment target [`CableWorld::step`](crate::ecs::CableWorld::step) refused: the end kept its
 /// last good target (or, with none yet, stayed as it was).
 #[derive(Debug, Clone, PartialEq)]
 pub struct BadTarget {
@@ -13,21 +13,21 @@ pub struct BadTarget {
     /// Which end.
     pub end: End,
     /// The entity whose transform was followed, for an
-    /// [`AttachTarget::Entity`].
+    /// [`AttachTarget::Entity`](crate::ecs::AttachTarget::Entity).
     pub target: Option<Entity>,
     /// Why: the field (`point`, `transform.translation`,
     /// `transform.rotation`, `offset` or `target`) and the value.
     pub error: CableError,
 }
 
-/// Why [`CableWorld::step`] refused an entity's [`CableBody`]
+/// Why [`CableWorld::step`](crate::ecs::CableWorld::step) refused an entity's [`CableBody`](crate::ecs::CableBody)
 /// ([`StepReport::bad_bodies`]): it names no cable this world keeps for
 /// that entity. The step removed the body and built the entity a cable
-/// from its [`CableSpec`] instead, as for an entity without a body.
+/// from its [`CableSpec`](crate::ecs::CableSpec) instead, as for an entity without a body.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
 pub enum BadBody {
     /// The handle was issued by another pool (a body copied from another
-    /// [`CableWorld`], or from a save restored into another world).
+    /// [`CableWorld`](crate::ecs::CableWorld), or from a save restored into another world).
     #[error(
         "CableBody names cable {handle:?} of pool {pool}, not of this world's pool {ours}: a body belongs to the CableWorld that built it"
     )]
@@ -36,11 +36,11 @@ pub enum BadBody {
         handle: CableHandle,
         /// The pool that issued it ([`CableHandle::pool_id`]).
         pool: u32,
-        /// This world's pool ([`ParticlePool::id`]).
+        /// This world's pool ([`ParticlePool::id`](cable_core::ParticlePool::id)).
         ours: u32,
     },
     /// The handle is this pool's, but no entity's cable here: removed, or
-    /// added to the pool directly ([`CableWorld::pool_mut`]).
+    /// added to the pool directly ([`CableWorld::pool_mut`](crate::ecs::CableWorld::pool_mut)).
     #[error(
         "CableBody names cable {handle:?}, which is no entity's cable in this world (removed, or added to the pool directly)"
     )]
@@ -59,8 +59,8 @@ pub enum BadBody {
     },
 }
 
-/// What the last [`CableWorld::step`] refused or repaired
-/// ([`CableWorld::report`]); empty when all went well. Its buffers are
+/// What the last [`CableWorld::step`](crate::ecs::CableWorld::step) refused or repaired
+/// ([`CableWorld::report`](crate::ecs::CableWorld::report)); empty when all went well. Its buffers are
 /// reused from step to step.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct StepReport {
@@ -70,29 +70,29 @@ pub struct StepReport {
     /// collider kept its last good pose.
     pub bad_poses: Vec<(Entity, CableError)>,
     /// Cable entities whose pool cable had been removed behind the ECS's
-    /// back ([`CableWorld::pool_mut`]): rebuilt from their [`CableSpec`]
-    /// this step (or given a [`CableRejected`] if the pool now refuses it).
+    /// back ([`CableWorld::pool_mut`](crate::ecs::CableWorld::pool_mut)): rebuilt from their [`CableSpec`](crate::ecs::CableSpec)
+    /// this step (or given a [`CableRejected`](crate::ecs::CableRejected) if the pool now refuses it).
     pub lost_cables: Vec<Entity>,
     /// Collider entities whose pool collider had been removed behind the
-    /// ECS's back: added again from their [`ColliderSpec`] this step.
+    /// ECS's back: added again from their [`ColliderSpec`](crate::ecs::ColliderSpec) this step.
     pub lost_colliders: Vec<Entity>,
-    /// Cable entities whose [`CableWinch`] was refused this step (the
+    /// Cable entities whose [`CableWinch`](crate::ecs::CableWinch) was refused this step (the
     /// winch kept its previous setting), with the reason.
     pub bad_winches: Vec<(Entity, CableError)>,
     /// Cable entities whose winch stopped this step because paying out
     /// needed more particles than the pool's budget: each with its
-    /// [`CableError::WinchBudget`] ([`Stepper::stalled_winches`]). The
-    /// winch stays stopped until its [`CableWinch`] changes.
+    /// [`CableError::WinchBudget`] ([`Stepper::stalled_winches`](crate::Stepper::stalled_winches)). The
+    /// winch stays stopped until its [`CableWinch`](crate::ecs::CableWinch) changes.
     pub stalled_winches: Vec<(Entity, CableError)>,
-    /// Cable entities whose [`CableBody`] named no cable of theirs in this
+    /// Cable entities whose [`CableBody`](crate::ecs::CableBody) named no cable of theirs in this
     /// world, with why: the body was replaced by one naming a cable built
-    /// from the entity's [`CableSpec`] this step (or by a
-    /// [`CableRejected`] if the pool refuses the spec).
+    /// from the entity's [`CableSpec`](crate::ecs::CableSpec) this step (or by a
+    /// [`CableRejected`](crate::ecs::CableRejected) if the pool refuses the spec).
     pub bad_bodies: Vec<(Entity, BadBody)>,
     /// Segments that broke this step
     /// ([`cable_core::CableParams::break_tension`]): the cable entity and
     /// the segment index, in the order they broke. Not a failure: the
-    /// cable lives on in pieces (see [`Stepper::torn`]).
+    /// cable lives on in pieces (see [`Stepper::torn`](crate::Stepper::torn)).
     pub torn: Vec<(Entity, usize)>,
 }
 

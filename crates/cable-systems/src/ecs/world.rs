@@ -18,7 +18,7 @@ use crate::trace::span;
 
 /// The cable simulation of a hecs [`World`]: owns the [`ParticlePool`] and
 /// the [`Stepper`], and syncs entities into them. See the [module
-/// docs](self) for the order of a step.
+/// docs](crate::ecs) for the order of a step.
 #[derive(Debug)]
 pub struct CableWorld<S = OwnTransform> {
     pub(super) pool: ParticlePool,
@@ -51,7 +51,7 @@ pub struct CableWorld<S = OwnTransform> {
 }
 
 impl CableWorld<OwnTransform> {
-    /// A cable world reading targets' [`Transform`] components.
+    /// A cable world reading targets' [`Transform`](crate::ecs::Transform) components.
     ///
     /// # Errors
     /// A solver parameter out of range.

@@ -24,11 +24,11 @@ pub(super) const SOFT: u8 = 2;
 /// skipped segment an `err` of `+0`, so its displacement is a zero, and
 /// subtracting it leaves every value as it is. (Only the sign of a zero
 /// may change: a coordinate of exactly `−0` can become `+0`. And a pinned
-/// end next to a particle that is already NaN or infinite now takes the
-/// NaN too, where three masks per end kept it out before 2026-11-26.)
-/// Six fewer mask operations per lane group and projection: the 32-lane
-/// sweep runs out of registers, and each of them cost spills too (see the
-/// performance history, `docs/performance-history.md`).
+/// end next to a particle that is already NaN or infinite takes the NaN
+/// too, which three masks per end would keep out.) Six fewer mask
+/// operations per lane group and projection than masking the
+/// displacements: the 32-lane sweep runs out of registers, and each mask
+/// operation costs spills too (figures in `docs/performance-history.md`).
 #[inline(always)]
 pub fn project_rigid<L: Lane>(a: &mut V3<L>, b: &mut V3<L>, c: &Rigid<L>) {
     let d = *b - *a;
@@ -50,8 +50,8 @@ pub fn project_rigid<L: Lane>(a: &mut V3<L>, b: &mut V3<L>, c: &Rigid<L>) {
 /// three divisions and each end's displacement masked: two divisions per
 /// projection instead of four, and five mask operations fewer. The values
 /// are those of the textbook form to rounding (a kernel test checks them
-/// against it in `f64`), not its bits: the golden scenes with compliant
-/// constraints were re-minted for this on 2026-11-26. A skipped lane's
+/// against it in `f64`), not its bits: the golden hashes of the scenes
+/// with compliant constraints are those of this form. A skipped lane's
 /// `k` is `+0`, so its ends keep their values (a `−0` coordinate may
 /// become `+0`; a pinned end next to a NaN or infinite particle takes the
 /// NaN, as in [`project_rigid`]).
@@ -109,13 +109,9 @@ pub(super) const WAVEFRONT_LAG: usize = 2;
 /// (a square root and a division each) are independent, and the CPU
 /// overlaps them: a lone long cable is latency bound otherwise, and so is
 /// a 32-lane block, whose lanes make only two chains of 16 on the AVX-512
-/// path (LLVM packs them in 512-bit registers) and four of 8 on AVX2. Run
-/// as a wavefront the 32-lane bundles of `cable bench --layout lanes8`
-/// went from 3.09–3.12 × 10⁹ segment-iterations per second to 3.90–3.97
-/// × 10⁹ on the AVX-512 path and from 2.30 to 2.66–2.69 × 10⁹ on the AVX2
-/// path (three alternating rounds each, 2026-11-26 about 22:20 UTC; before that
-/// only blocks of at most 8 lanes ran it: with 32, on AVX2, the bench had
-/// measured 0.93× on 2026-11-24, on another host and kernel). (A lag of
+/// path (LLVM packs them in 512-bit registers) and four of 8 on AVX2; so
+/// blocks of every width run their sweeps as a wavefront (what it gained
+/// per SIMD path is in `docs/performance-history.md`). (A lag of
 /// one segment would be as exact, the projections of a step running in
 /// sweep order, but each would wait for the one before it.) The layout
 /// tests and the golden hashes fail if the order is wrong (checked by

@@ -1,5 +1,5 @@
 //! The one solver kernel: the substep written once, generic over the lane
-//! type ([`Lane`]: one cable in `f32`, `N` cables in [`crate::kernel::lane::Fx`])
+//! type ([`Lane`](crate::kernel::lane::Lane): one cable in `f32`, `N` cables in [`crate::kernel::lane::Fx`])
 //! and over the storage it runs on ([`Store`]: the pool's SoA columns, the
 //! object-per-particle `Aos` arrays, the `Lanes8` lane groups).
 //!
@@ -21,7 +21,7 @@
 //! - [`narrow`]: the narrow phase (point and segment against each shape);
 //! - [`contact`]: the contact passes (broad phase and candidates, planes,
 //!   other shapes with their side memory, friction);
-//! - [`substep`](mod@substep): the substep that runs them in order, its
+//! - `substep`: the substep ([`substep()`]) that runs them in order, its
 //!   shared inputs and scratch.
 //!
 //! # Dependency direction
@@ -42,7 +42,7 @@ pub mod narrow;
 pub mod rod;
 pub mod stages;
 pub mod store;
-pub mod substep;
+mod substep;
 #[cfg(test)]
 mod tests;
 

@@ -616,7 +616,7 @@ fn ray_box<L: Lane>(o: V3<L>, d: V3<L>, h: V3<L>) -> (L::M, L) {
 /// # Example
 /// ```
 /// use cable_core::WorldShape;
-/// use cable_systems::narrow::point_contact;
+/// use cable_systems::kernel::narrow::point_contact;
 /// use glam::Vec3;
 ///
 /// let s = WorldShape::Sphere { center: Vec3::ZERO, radius: 1.0 };

@@ -49,8 +49,8 @@ impl<L: Lane> Rigid<L> {
     /// are not zero. An end whose weight rounds to zero though its inverse
     /// mass is positive (inverse masses some 10⁴⁵ apart), or both ends when
     /// `wa + wb` overflows to infinity, count as pinned: the segment then
-    /// leaves them exactly where they are (before 2026-11-26 they moved
-    /// by a signed zero, or became NaN with an infinite length).
+    /// leaves them exactly where they are (not moved by a signed zero,
+    /// and not made NaN by an infinite length).
     #[inline(always)]
     pub fn moves(&self) -> (L::M, L::M) {
         let zero = L::splat(0.0);

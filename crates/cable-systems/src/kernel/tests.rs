@@ -280,8 +280,8 @@ fn every_solver_calls_the_hook_once_per_distance_projection() {
     }
 }
 
-/// The reference: the masks on each end's displacement, as the
-/// projection was written before 2026-11-26.
+/// The reference: the masks on each end's displacement (the textbook
+/// form that [`super::project_rigid`] replaces with one masked factor).
 fn project_rigid_masked(a: &mut V3<f32>, b: &mut V3<f32>, c: &Rigid<f32>) {
     let d = *b - *a;
     let len = d.length();

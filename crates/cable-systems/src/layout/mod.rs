@@ -163,8 +163,8 @@ pub struct LayoutState {
     pub(crate) stalled: Vec<CableError>,
     /// The pool's (structure, parameters) revisions at which no cable
     /// could break or reel: looking costs a pass over every cable, which a
-    /// frame of one substep would otherwise pay each time (about 5 % of
-    /// such a frame's samples at 10,000 cables).
+    /// frame of one substep would otherwise pay each time (a visible part
+    /// of such a frame with many cables).
     plain_at: Option<(u64, u64)>,
 }
 

@@ -9,9 +9,9 @@ use cable_core::{Aabb, WorldCollider, WorldShape};
 use glam::Vec3;
 
 /// `touch` of a particle no collider pushed this substep: zero, so that
-/// clearing `touch` is a plain memory fill. (With `−1`, LLVM vectorized
-/// the fill across rows into AVX-512 scatter stores, one per float: 8 %
-/// of the contact scene's samples, 2026-11-27.)
+/// clearing `touch` is a plain memory fill. (With `−1`, LLVM vectorizes
+/// the fill across rows into AVX-512 scatter stores, one per float; see
+/// `docs/performance-history.md` for what that cost.)
 pub(super) const NONE: f32 = 0.0;
 
 /// What `touch` records for the candidate collider `k` (an index into the
@@ -53,9 +53,9 @@ pub(super) fn union_of<L: Lane>(b: &Bounds<L>, live: L::M) -> Aabb {
 /// One axis at a time: the bounds and motion of every lane of a 32-lane
 /// block, carried for all three axes at once, do not fit in the registers
 /// and spill on every row. Generic over `get` (not a function pointer), so
-/// that it inlines: called through a pointer, each row's positions were
-/// copied whole to memory for it, and the bounds took 13 % of the contact
-/// scene's time with only the plane.
+/// that it inlines: called through a pointer, each row's positions are
+/// copied whole to memory for it, which made the bounds a large part of
+/// the contact scene's time.
 #[inline(always)]
 pub(super) fn axis_bounds<L: Lane, S: Store<L>>(st: &S, get: impl Fn(V3<L>) -> L) -> (L, L, L) {
     let (mut lo, mut hi) = (s::<L>(f32::INFINITY), s::<L>(f32::NEG_INFINITY));

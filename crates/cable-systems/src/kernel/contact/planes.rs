@@ -65,10 +65,10 @@ impl<L: Lane> Contacts<L> {
     /// Where a coordinate is not finite (`0·∞` is NaN) the forms differ;
     /// every layout runs this one, so the layouts still agree.
     ///
-    /// The ground plane is the largest part of the contact scene's cost:
-    /// counted by callgrind (`RAYON_NUM_THREADS=1 valgrind --tool=callgrind
-    /// target/release/examples/contact_parts "both f0.3"`), this form took
-    /// the whole run from 8.03 × 10⁹ instructions to 6.91 × 10⁹.
+    /// The ground plane is the largest part of the contact scene's cost,
+    /// and this form is the cheaper one: one coordinate instead of a dot
+    /// product (instruction counts of the `contact_parts` example in
+    /// `docs/performance-history.md`).
     #[inline(always)]
     pub(super) fn project_axis_plane<S: Store<L>, const AXIS: usize>(
         &mut self,

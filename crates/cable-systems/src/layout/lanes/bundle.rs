@@ -259,7 +259,7 @@ impl<const W: usize> Bundle<W> {
     /// something reads the pool, frames after the cable was last read), and
     /// a store to a cold line waits for its line: so the bundle's
     /// destination lines are first read, all at once, which keeps many
-    /// misses in flight (about 7 % off a frame that wrote back every
+    /// misses in flight (which shortens a frame that writes back every
     /// substep, see `docs/performance-history.md`).
     #[inline(never)]
     pub(super) fn scatter(&self, dst: &mut impl Dst, track: bool) {

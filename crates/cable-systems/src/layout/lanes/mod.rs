@@ -1,6 +1,6 @@
 //! The `Lanes8` layout: cables grouped by (segments, bending, compliance)
 //! into lane groups of 8, stored array-of-structures-of-arrays, and solved
-//! by the one kernel ([`crate::kernel::substep`]) on [`Fx`] lanes.
+//! by the one kernel ([`crate::kernel::substep`]) on [`Fx`](crate::kernel::lane::Fx) lanes.
 //!
 //! Lane `l` of a group is one cable, and the Gauss-Seidel sweep runs along
 //! the segment index, so every lane does exactly the arithmetic of the
@@ -17,7 +17,7 @@
 //!
 //! # Persistent storage
 //! The bundles' rows *are* the lane cables' state between frames: after a
-//! frame they are lent to the pool ([`ParticlePool::lend_state`]), whose
+//! frame they are lent to the pool ([`ParticlePool::lend_state`](cable_core::ParticlePool::lend_state)), whose
 //! first read or edit of its particles has them copied back, once
 //! ([`cable_core::StateHolder::write_back`]). A frame that nothing reads copies nothing. When
 //! something did read or edit the pool since the last frame (a game that
@@ -27,11 +27,11 @@
 //!
 //! # Data flow of one [`advance`]
 //! 1. take the bundles back from the pool
-//!    ([`ParticlePool::reclaim_state`]); if an edit that did not read the
+//!    ([`ParticlePool::reclaim_state`](cable_core::ParticlePool::reclaim_state)); if an edit that did not read the
 //!    pool (parameters, masses, structure) needs particles from it, have
 //!    the lanes write back first;
 //! 2. plan (only when the pool's structure changed since the last
-//!    frame, see [`ParticlePool::structure_revision`], or an edited
+//!    frame, see [`ParticlePool::structure_revision`](cable_core::ParticlePool::structure_revision), or an edited
 //!    cable's key did): cables are sorted by key and cut into
 //!    bundles; a key with too few cables to fill a group (fewer than
 //!    [`MIN_GROUP_FILL`] in its last group) leaves those cables to the
@@ -43,14 +43,14 @@
 //!    - a bundle gathers its cables from their views (again only when the
 //!      plan was made again or one of its cables' parameters or masses
 //!      changed; only an edited cable's particles when just those changed,
-//!      [`ParticlePool::state_edits_since`]; only the attachment targets
+//!      [`ParticlePool::state_edits_since`](cable_core::ParticlePool::state_edits_since); only the attachment targets
 //!      when just those moved),
 //!      runs the substeps while it is hot in cache, with the best SIMD the
 //!      CPU has ([`crate::simd`]), and, when the pool was read since the
 //!      last frame, copies its lanes back into the views from the same
 //!      task;
 //!    - a one-lane cable runs its substeps on the pool directly
-//!      ([`kernel::advance_cable_with`]), in pieces of about
+//!      ([`kernel::advance_cable_with`](crate::kernel::advance_cable_with)), in pieces of about
 //!      [`cable_core::PAR_GRAIN`] particles, each piece with a scratch of its own
 //!      kept between frames;
 //! 5. lend the bundles to the pool.

@@ -162,13 +162,14 @@ pub(super) type Spans = [(usize, usize); SPANS];
 /// the scene's rows, larger than the caches, stream from memory every
 /// frame. The sweeps are a chain of square roots and divisions whose
 /// latency leaves the memory system idle: filled with the next bundle's
-/// lines, the two overlap (see `docs/performance-history.md` for the
-/// measurement). Since every block runs its iterations as a wavefront
-/// (2026-11-26) the kernel solves a substep about as fast as the rows
+/// lines, the two overlap. Since every block runs its iterations as a
+/// wavefront the kernel solves a substep about as fast as the rows
 /// arrive, and a frame of one substep is bound by their first touch: at
-/// 10,000 cables they sit in the L3 cache, not the L2 (2026-11-27, `perf`:
-/// 10 % of the kernel's samples wait on this prefetch; the README's
-/// Measured section). Packed constants ([`Col`]) leave fewer rows to ask for.
+/// 10,000 cables they sit in the L3 cache, not the L2, and part of the
+/// kernel's time waits on this prefetch (the measurements are in
+/// `docs/performance-history.md`; how to profile, in
+/// `docs/guide/profiling.md`). Packed constants ([`Col`]) leave fewer rows
+/// to ask for.
 #[derive(Clone, Debug, Default)]
 pub(super) struct Ahead {
     pub(super) spans: Spans,

@@ -524,9 +524,8 @@ fn each_bundle_asks_for_the_next_ones_rows() {
 /// for the kernel and the contact passes) and the baseline path give
 /// the same bits as the one-lane layout, with a bundle asking for the
 /// next one's rows (the third `unsafe` call, [`crate::simd::prefetch`]).
-/// Small enough for Miri, which passes it on every path (2026-11-26,
-/// 20:40 UTC, 1,727 s; under Miri a path is detected when the build
-/// enables its features, as below):
+/// Small enough for Miri, which passes it on every path (under Miri a
+/// path is detected when the build enables its features, as below):
 ///
 /// ```sh
 /// RUSTFLAGS="-C target-feature=+avx2,+avx512f,+avx512vl" \
