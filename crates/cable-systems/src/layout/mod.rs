@@ -21,6 +21,20 @@
 //! once per frame ([`cable_core::Columns::into_cables`]); the cables left
 //! to the one-lane kernel run in the same pass (see [`crate::layout::lanes`]).
 //!
+//! # Files
+//!
+//! - this file: the [`Layout`] enum and its dispatch (`LayoutState::run`);
+//! - `controls.rs`: what runs around the substeps each frame — waking and
+//!   sleeping, tearing overloaded segments, turning winches, preparing
+//!   colliders ([`LayoutState::advance`]);
+//! - [`aos`], [`soa`], [`lanes`]: the three layouts, each a [`crate::kernel::Store`]
+//!   over its own memory.
+//!
+//! The layouts import the kernel ([`crate::kernel`]); the kernel never
+//! imports them. The SIMD dispatch ([`crate::simd`]) is a leaf at the crate
+//! root rather than a layout file, because the kernel's lane types use it
+//! too.
+//!
 //! # Example
 //! ```
 //! use cable_core::{CableDesc, ParticlePool};

@@ -1,5 +1,6 @@
-//! The one-lane cables of a frame (every cable of `Soa`, the leftovers of
-//! `Lanes8`), run in parallel in pieces of about [`PAR_GRAIN`] particles,
+//! The `Soa` layout: the one-lane kernel over the pool's own
+//! structure-of-arrays columns. It runs the one-lane cables of a frame
+//! (every cable of `Soa`, the leftovers of `Lanes8`) in parallel in pieces of about [`PAR_GRAIN`] particles,
 //! each piece with a kernel scratch of its own.
 //!
 //! A piece is a run of consecutive cables in the order the layout hands

@@ -60,6 +60,14 @@
 //! the thread count. Buffers are kept between frames (the views' too:
 //! only their allocation, emptied and reused under the next frame's
 //! lifetime), so a warmed-up step does not allocate.
+//!
+//! # Files
+//!
+//! One way, each importing only those before it: `plan.rs` (lane and
+//! bundle widths, the grouping key), `views.rs` (the per-cable views of a
+//! frame), `rows.rs` (a bundle's lane rows, the kernel's `Store` over
+//! them, prefetching), `bundle.rs` (gather, run, scatter of one bundle),
+//! `world.rs` (the state between frames and [`advance`]).
 
 mod bundle;
 mod plan;
