@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 
 use cable::{CableDesc, ParticlePool, SolverParams};
 use cable_core::{Aabb, Collider};
-use cable_systems::narrow::segment_contact;
+use cable_systems::kernel::narrow::segment_contact;
 use cable_systems::{Layout, Stepper};
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
 use glam::{Quat, Vec3};

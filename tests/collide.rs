@@ -1,7 +1,7 @@
 //! Issue 3, the collide system: each test pins one "Done when" item.
 //!
 //! Distances are checked with shape distance functions written here,
-//! independently of `cable_systems::narrow` (boxes through quaternions,
+//! independently of `cable_systems::kernel::narrow` (boxes through quaternions,
 //! segments by dense sampling), against the issue's tolerance: no particle
 //! and no segment closer to a shape than the cable radius − 1 mm.
 

@@ -26,7 +26,7 @@
 //! goes 0.05 mm in. A segment that went over the
 //! obstacle's axis since the last contact pass, or whose centre line
 //! entered it, is put back on the side it came from
-//! (`cable_systems::contact`, `Contacts::uncross`). The bar failed until
+//! (`cable_systems::kernel::contact`, `Contacts::uncross`). The bar failed until
 //! the box's segment contact stopped reading a segment straight through
 //! the box as just touching it (`narrow::segment_box_closest` took the
 //! face where the segment enters, which rounding can put a hair outside).
@@ -260,7 +260,7 @@ fn a_cable_driven_obliquely_never_crosses_a_rod_or_a_bar() {
 }
 
 /// Work on a shape near a few cables of a wide block runs on their lane
-/// groups only (`few_groups` in `cable_systems::contact`): the side
+/// groups only (`few_groups` in `cable_systems::kernel::contact`): the side
 /// memory, the contact pass and the un-crossing. Sixteen cables side by
 /// side (one bundle, two lane groups live) are driven at 20 m/s at a rod,
 /// a bar and a small ball that reach only the first few. `lanes8` must
@@ -268,7 +268,7 @@ fn a_cable_driven_obliquely_never_crosses_a_rod_or_a_bar() {
 /// above never reach the lane groups (a single cable runs one lane wide).
 /// Skipping the first group's contact pass fails this (checked,
 /// 2026-11-27); skipping its side memory does not change these runs, and
-/// `cable_systems::contact`'s unit test
+/// `cable_systems::kernel::contact`'s unit test
 /// `side_memory_on_lane_groups_is_the_whole_block_pass` checks that part.
 #[test]
 fn shapes_near_a_few_cables_of_a_bundle_match_the_one_lane_layout() {

@@ -1,6 +1,6 @@
 //! Constraints system: Gauss-Seidel relaxation of distance and bending
 //! constraints, rigid (classic) or compliant (XPBD), with the contact
-//! passes of [`crate::contact`] between sweeps.
+//! passes of [`crate::kernel::contact`] between sweeps.
 //!
 //! Each of the substep's `iterations` sweeps visits the segments in order
 //! 0, 1, …, n − 1 and moves the two particles of each along their difference
@@ -23,8 +23,8 @@
 
 use cable_core::{CableMut, ParticlePool};
 
+use crate::kernel::Stages;
 use crate::kernel::advance_cable;
-use crate::layout::Stages;
 use crate::params::SolverParams;
 
 /// The solve stage alone: constraints and contacts.

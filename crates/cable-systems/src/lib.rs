@@ -2,15 +2,22 @@
 //! [`cable_core::ParticlePool`], parallel over cables with rayon and
 //! bitwise deterministic whatever the thread count.
 //!
+//! # Rooms
+//!
 //! - [`kernel`]: the one solver kernel — the substep written once, generic
-//!   over the lane type ([`lane`]: one cable in `f32`, many in SIMD lanes)
-//!   and the storage; [`contact`] and [`narrow`] are its collision part;
-//!   [`simd`] picks the instruction set at run time;
+//!   over the lane type ([`kernel::lane`]: one cable in `f32`, many in
+//!   SIMD lanes) and the storage ([`kernel::Store`]); the distance
+//!   constraints, rods, the contact passes ([`kernel::contact`]) and the
+//!   narrow phase ([`kernel::narrow`]); [`Stages`] says which of them run;
+//! - [`layout`]: the particle layouts the stepper runs the kernel in
+//!   ([`Layout`]: [`layout::aos`], [`layout::soa`], [`layout::lanes`]), all
+//!   bitwise identical, and the per-frame controls around them (sleep,
+//!   tearing, winches);
+//! - [`simd`]: the instruction set the wide kernel runs on, picked at run
+//!   time (a leaf: the kernel's lane types and the `Lanes8` layout use it);
+//! - [`step`]: the fixed-substep [`Stepper`] (time accumulator);
 //! - [`attach`], [`integrate`], [`constraints`]: the kernel's stages as
 //!   plain functions over the pool;
-//! - [`step`]: the fixed-substep [`Stepper`] (time accumulator);
-//! - [`layout`]: the particle layouts the stepper runs in ([`Layout`]:
-//!   [`aos`], SoA, [`lanes`]), all bitwise identical;
 //! - `ecs` (feature `hecs`, on by default): cables, attachments and targets as hecs entities;
 //! - [`mesh`]: tube and ribbon meshes of every cable, in parallel, into
 //!   reused GPU-ready buffers; [`frame`]: the parallel-transport frames they
@@ -18,7 +25,16 @@
 //! - `save` (feature `serde`, on by default): save and restore the pool and
 //!   the stepper, bitwise.
 //! - [`query`]: ray casts and closest points against the cables' tubes;
+//! - [`tension`]: segment tension and breaking;
 //! - [`trace`]: profiler spans (feature `tracing`).
+//!
+//! # Dependency direction
+//!
+//! One way, file by file: `step` → `layout` → `kernel` → `simd`; the
+//! kernel never imports a layout, the stepper or the ECS (which is why
+//! [`Stages`] lives in the kernel). `ecs` → `step`, `save`; `mesh`,
+//! `socket` → `frame`. No two files of the crate import each other,
+//! directly or through others.
 //!
 //! # Example
 //! ```
@@ -36,26 +52,19 @@
 #![warn(clippy::unwrap_used)]
 #![cfg_attr(test, allow(clippy::unwrap_used))]
 
-pub mod aos;
 pub mod attach;
 pub mod constraints;
-pub mod contact;
 #[cfg(feature = "hecs")]
 pub mod ecs;
 pub mod frame;
 pub mod integrate;
 pub mod kernel;
-pub mod lane;
-pub mod lanes;
 pub mod layout;
 pub mod mesh;
-pub mod narrow;
 pub mod params;
 pub mod query;
-pub mod rod;
 #[cfg(feature = "serde")]
 pub mod save;
-mod scalar;
 pub mod simd;
 pub mod snapshot;
 pub mod socket;
@@ -63,7 +72,8 @@ pub mod step;
 pub mod tension;
 pub mod trace;
 
-pub use layout::{Layout, ParseLayoutError, Stages};
+pub use kernel::Stages;
+pub use layout::{Layout, ParseLayoutError};
 pub use params::{ParseSolverError, Solver, SolverParams};
 pub use step::{Stepper, substep, substep_cable};
 

@@ -1,7 +1,7 @@
 //! Run-time choice of the SIMD instructions the wide kernel is compiled
 //! for: the default build runs the best the CPU has, without RUSTFLAGS.
 //!
-//! The kernel's lane types ([`crate::lane::Fx`]) are plain arrays, so the
+//! The kernel's lane types ([`crate::kernel::lane::Fx`]) are plain arrays, so the
 //! same source compiles to SSE2 (the x86-64 baseline) and, inside a
 //! function marked `#[target_feature(enable = ...)]`, to 256-bit AVX2 or
 //! to AVX-512 (F and VL) on the same lane types. All paths perform the
@@ -13,8 +13,8 @@
 //! the instruction set's 32 vector registers (AVX2 has 16), mask
 //! registers for the selects, and 512-bit instructions, which it picks for
 //! the 32-lane arrays of the distance sweep (two registers per
-//! coordinate). Which of these gives the gain is not measured. See the
-//! README's Performance section for what each path measures.
+//! coordinate). See `docs/guide/performance.md` for how to time each
+//! path (`cable bench --simd`).
 
 use std::sync::atomic::{AtomicU8, Ordering};
 
@@ -160,7 +160,7 @@ pub fn force(simd: Option<Simd>) {
 /// The wide kernel's lane loops are compiled for the path by inlining
 /// them into a `#[target_feature(enable = ...)]` function; the contact
 /// passes, too large to inline into every kernel, go through this door one
-/// pass at a time ([`crate::contact::Contacts`]).
+/// pass at a time ([`crate::kernel::contact::Contacts`]).
 ///
 /// # Example
 /// ```
@@ -272,7 +272,7 @@ pub fn out_of_line<R>(f: impl FnOnce() -> R) -> R {
 /// level-2 cache, without waiting for it: a hint that reads nothing the
 /// program can see, changes nothing, and is dropped for an address that is
 /// not mapped. `lanes8` asks for the next bundle's rows while a bundle
-/// solves ([`crate::lanes`]), so that a frame of one substep finds them in
+/// solves ([`crate::layout::lanes`]), so that a frame of one substep finds them in
 /// cache instead of waiting on memory at each first touch.
 #[inline(always)]
 pub(crate) fn prefetch(addr: usize) {

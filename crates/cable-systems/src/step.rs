@@ -5,8 +5,8 @@
 
 use cable_core::{CableError, CableHandle, CableMut, ParticlePool};
 
-use crate::kernel::advance_cable;
-use crate::layout::{Layout, LayoutState, Stages};
+use crate::kernel::{Stages, advance_cable};
+use crate::layout::{Layout, LayoutState};
 use crate::params::SolverParams;
 use crate::trace::span;
 

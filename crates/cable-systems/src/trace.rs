@@ -43,28 +43,7 @@ macro_rules! span {
     ($name:literal $(, $($fields:tt)*)?) => {};
 }
 
-/// [`span!`] named after a layout: `cable.layout.aos`, `cable.layout.soa`
-/// or `cable.layout.lanes8` (span names must be literals).
-#[cfg(feature = "tracing")]
-macro_rules! layout_span {
-    ($layout:expr) => {
-        let _span = match $layout {
-            $crate::layout::Layout::Aos => ::tracing::info_span!("cable.layout.aos"),
-            $crate::layout::Layout::Soa => ::tracing::info_span!("cable.layout.soa"),
-            $crate::layout::Layout::Lanes8 => ::tracing::info_span!("cable.layout.lanes8"),
-        }
-        .entered();
-    };
-}
-
-/// [`span!`] named after a layout: `cable.layout.aos`, `cable.layout.soa`
-/// or `cable.layout.lanes8` (span names must be literals).
-#[cfg(not(feature = "tracing"))]
-macro_rules! layout_span {
-    ($layout:expr) => {};
-}
-
-pub(crate) use {layout_span, span};
+pub(crate) use span;
 
 /// The `tracing` crate these spans are made with, so a subscriber can be
 /// written against the same version.

@@ -254,7 +254,7 @@ fn json(w: &Workload, threads: usize, results: &[Measurement]) -> serde_json::Va
 }
 
 /// A horizontal bar chart of segment-iterations per second, one bar per
-/// layout, as a standalone SVG (the README's chart).
+/// layout, as a standalone SVG (the chart of `docs/guide/performance.md`).
 fn svg_chart(w: &Workload, threads: usize, results: &[Measurement]) -> String {
     use std::fmt::Write;
     let (left, bar_h, gap, width) = (90.0, 28.0, 12.0, 640.0);

@@ -17,10 +17,11 @@ use cable_core::{CableError, CableHandle, ColliderHandle, End, ParticlePool};
 use hecs::{Entity, World};
 use serde::{Deserialize, Serialize};
 
-use super::{
-    AttachTarget, CableAttachments, CableBody, CableSpec, CableWinch, CableWorld, ColliderBody,
-    ColliderSpec, EndState, Tracked,
+use super::components::{
+    AttachTarget, CableAttachments, CableBody, CableSpec, CableWinch, ColliderBody, ColliderSpec,
 };
+use super::targets::{EndState, Tracked};
+use super::world::CableWorld;
 use crate::save::{SaveError, SimulationState};
 use crate::step::Stepper;
 

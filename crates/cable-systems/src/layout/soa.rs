@@ -1,5 +1,6 @@
-//! The one-lane cables of a frame (every cable of `Soa`, the leftovers of
-//! `Lanes8`), run in parallel in pieces of about [`PAR_GRAIN`] particles,
+//! The `Soa` layout: the one-lane kernel over the pool's own
+//! structure-of-arrays columns. It runs the one-lane cables of a frame
+//! (every cable of `Soa`, the leftovers of `Lanes8`) in parallel in pieces of about [`PAR_GRAIN`] particles,
 //! each piece with a kernel scratch of its own.
 //!
 //! A piece is a run of consecutive cables in the order the layout hands
@@ -13,8 +14,8 @@
 
 use cable_core::{CableMut, PAR_GRAIN};
 
+use crate::kernel::Stages;
 use crate::kernel::{self, Scratch};
-use crate::layout::Stages;
 use crate::params::SolverParams;
 
 /// The scratch of each piece, and where the pieces end, kept from frame to
@@ -124,7 +125,7 @@ mod tests {
     use glam::Vec3;
 
     use super::ScalarPieces;
-    use crate::layout::Stages;
+    use crate::kernel::Stages;
     use crate::params::{Solver, SolverParams};
 
     /// The pieces follow the particle counts (cables of 1,001 particles go

@@ -10,9 +10,9 @@
 use cable_core::{CableParams, NO_ANCHOR, ParticlePool, RowConst};
 use glam::Vec3;
 
+use crate::kernel::Stages;
+use crate::kernel::lane::V3;
 use crate::kernel::{self, Block, Rigid, Scratch, Shared, Soft, Store};
-use crate::lane::V3;
-use crate::layout::Stages;
 use crate::params::SolverParams;
 
 /// One particle, as the seeds store it.

@@ -6,7 +6,7 @@
 use cable_core::Aabb;
 use glam::Vec3;
 
-use super::Ray;
+use super::ray::Ray;
 
 /// Where a ray enters a box (0 when it starts inside), or `None` when it
 /// misses. Axes the ray barely moves along are tested as parallel, so no

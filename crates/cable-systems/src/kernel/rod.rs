@@ -7,8 +7,8 @@ use std::ops::Div;
 
 use cable_core::MIN_SEGMENT_LENGTH;
 
-use crate::kernel::{Block, Store};
-use crate::lane::{Lane, Mask, V3};
+use crate::kernel::lane::{Lane, Mask, V3};
+use crate::kernel::store::{Block, Store};
 
 /// Multiplier slot ([`Store::lambda_row`]) of the curvature constraint.
 pub const CURVATURE: usize = 2;

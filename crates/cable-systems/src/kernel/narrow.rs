@@ -1,6 +1,6 @@
 //! Narrow phase: distances, contact normals and swept-point hits between
 //! pieces of a cable (a particle, a segment) and collider shapes, written
-//! once over any [`Lane`] type (one cable in `f32`, many in [`crate::lane::Fx`]).
+//! once over any [`Lane`] type (one cable in `f32`, many in [`crate::kernel::lane::Fx`]).
 //!
 //! Every query works on a [`WorldShape`] and returns a signed distance
 //! `phi` (metres, negative inside the shape) from the shape's surface to
@@ -18,7 +18,7 @@ use std::ops::{Div, Neg};
 
 use glam::Vec3;
 
-use crate::lane::{Lane, M3, Mask, V3};
+use crate::kernel::lane::{Lane, M3, Mask, V3};
 
 #[inline(always)]
 fn s<L: Lane>(v: f32) -> L {
@@ -189,7 +189,7 @@ pub fn segment_contact_l<L: Lane>(shape: &WorldShape, a: V3<L>, b: V3<L>) -> (L,
 /// Signed distance of `p` beyond the plane with unit normal `n` that
 /// touches `shape` on its `n` side: `dot(p, n) − max over the shape of
 /// dot(x, n)`. The solver uses it to keep a point on the side of the shape
-/// it came from (see [`crate::contact`]).
+/// it came from (see [`crate::kernel::contact`]).
 #[inline(always)]
 pub fn support_gap<L: Lane>(shape: &WorldShape, p: V3<L>, n: V3<L>) -> L {
     match *shape {
@@ -616,7 +616,7 @@ fn ray_box<L: Lane>(o: V3<L>, d: V3<L>, h: V3<L>) -> (L::M, L) {
 /// # Example
 /// ```
 /// use cable_core::WorldShape;
-/// use cable_systems::narrow::point_contact;
+/// use cable_systems::kernel::narrow::point_contact;
 /// use glam::Vec3;
 ///
 /// let s = WorldShape::Sphere { center: Vec3::ZERO, radius: 1.0 };

@@ -1,0 +1,256 @@
+//! The contact pass of a shape other than a plane ([`shape_pass`]),
+//! written once over the lanes it runs on (the whole block, [`All`], or
+//! one lane group, [`OneGroup`]), and the side memory of such a shape
+//! ([`sides_on`]).
+
+use super::geom::{contains, grown, keep_side, overlap, row_in, s, seg_in, seg_span};
+use crate::kernel::lane::{Bounds, Lane, Mask, V3};
+use crate::kernel::narrow::{point_contact_l, segment_contact_l};
+use crate::kernel::store::Store;
+use cable_core::WorldCollider;
+
+/// [`Contacts::remember_sides`] for the shape `col` on `lanes` of the
+/// block: the outward normal where each particle and segment of the
+/// candidate's span starts the substep, written into `side` (particles
+/// `0..n`, segments `n..2n`) on those lanes. `at`: the candidate lanes,
+/// the row span and the per-lane row span ([`Contacts::find_spans`]).
+pub(super) fn sides_on<L: Lane, S: Store<L>, P: Lanes<L>>(
+    st: &S,
+    col: &WorldCollider,
+    side: &mut [V3<L>],
+    (cm, (lo, hi), ls): (L::M, (usize, usize), (L, L)),
+    margin: L,
+    lanes: P,
+) {
+    let n = st.rows();
+    let zero = s::<P::G>(0.0);
+    let zone = grown(&col.aabb, lanes.v(margin));
+    let (cm, ls) = (lanes.m(cm), (lanes.v(ls.0), lanes.v(ls.1)));
+    let (slo, shi) = seg_span(lo, hi, n);
+    for (i, sd) in side[..n].iter_mut().enumerate().take(hi).skip(lo) {
+        let p = lanes.v3(st.prev(i));
+        let m = cm & row_in(ls, i) & contains(&zone, p);
+        if m.any() {
+            let (phi, nrm) = point_contact_l(&col.shape, p);
+            lanes.set3(sd, nrm.keep(m & zero.lt(phi)));
+        }
+    }
+    for i in slo..shi {
+        let (a, bq) = (lanes.v3(st.prev(i)), lanes.v3(st.prev(i + 1)));
+        let m = cm & seg_in(ls, i) & overlap(&zone, &Bounds::of(a, bq));
+        if m.any() {
+            let (_, phi, nrm) = segment_contact_l(&col.shape, a, bq);
+            lanes.set3(&mut side[n + i], nrm.keep(m & zero.lt(phi)));
+        }
+    }
+}
+
+/// What one shape's contact pass ([`shape_pass`]) reads and writes: a
+/// block's particles and contact state, on some of its lanes ([`View`]).
+pub(super) trait ShapeRows<G: Lane> {
+    /// Particles (rows).
+    fn rows(&self) -> usize;
+    /// Position of row `i`.
+    fn pos(&self, i: usize) -> V3<G>;
+    /// Sets the position of row `i`.
+    fn set_pos(&mut self, i: usize, p: V3<G>);
+    /// Inverse mass of row `i`.
+    fn w(&self, i: usize) -> G;
+    /// Lanes where row `i` is free.
+    fn free(&self, i: usize) -> G::M;
+    /// The candidate's side memory: particles `0..n`, segments `n..2n`.
+    fn side(&self, i: usize) -> V3<G>;
+    /// Friction's bookkeeping: push-out `d` added to row `i` in lanes `m`.
+    fn add_push(&mut self, i: usize, m: G::M, d: V3<G>);
+    /// Friction's bookkeeping: lanes `m` of row `i` were last pushed by
+    /// collider `kf`.
+    fn set_touch(&mut self, i: usize, m: G::M, kf: G);
+}
+
+/// Which lanes of a block a shape's pass runs on ([`View`]): all of them
+/// ([`All`]) or one group ([`OneGroup`]).
+pub(super) trait Lanes<L: Lane>: Copy {
+    /// The lanes run on.
+    type G: Lane;
+    /// Those lanes of `x`.
+    fn v(self, x: L) -> Self::G;
+    /// Sets those lanes of `x`.
+    fn set(self, x: &mut L, v: Self::G);
+    /// Those lanes of the mask `m`.
+    fn m(self, m: L::M) -> <Self::G as Lane>::M;
+    /// Those lanes of `p`.
+    #[inline(always)]
+    fn v3(self, p: V3<L>) -> V3<Self::G> {
+        V3::new(self.v(p.x), self.v(p.y), self.v(p.z))
+    }
+    /// Sets those lanes of `p`.
+    #[inline(always)]
+    fn set3(self, p: &mut V3<L>, v: V3<Self::G>) {
+        self.set(&mut p.x, v.x);
+        self.set(&mut p.y, v.y);
+        self.set(&mut p.z, v.z);
+    }
+}
+
+/// Every lane of the block.
+#[derive(Clone, Copy)]
+pub(super) struct All;
+
+impl<L: Lane> Lanes<L> for All {
+    type G = L;
+    #[inline(always)]
+    fn v(self, x: L) -> L {
+        x
+    }
+    #[inline(always)]
+    fn set(self, x: &mut L, v: L) {
+        *x = v;
+    }
+    #[inline(always)]
+    fn m(self, m: L::M) -> L::M {
+        m
+    }
+}
+
+/// Lane group `.0` of the block ([`Lane::group`]).
+#[derive(Clone, Copy)]
+pub(super) struct OneGroup(pub(super) usize);
+
+impl<L: Lane> Lanes<L> for OneGroup {
+    type G = L::G;
+    #[inline(always)]
+    fn v(self, x: L) -> L::G {
+        x.group(self.0)
+    }
+    #[inline(always)]
+    fn set(self, x: &mut L, v: L::G) {
+        x.set_group(self.0, v);
+    }
+    #[inline(always)]
+    fn m(self, m: L::M) -> <L::G as Lane>::M {
+        L::group_m(m, self.0)
+    }
+}
+
+/// [`ShapeRows`] on the `lanes` of a block.
+pub(super) struct View<'a, L: Lane, S, P> {
+    pub(super) st: &'a mut S,
+    pub(super) side: &'a [V3<L>],
+    pub(super) push: &'a mut [V3<L>],
+    pub(super) touch: &'a mut [L],
+    pub(super) lanes: P,
+}
+
+impl<L: Lane, S: Store<L>, P: Lanes<L>> ShapeRows<P::G> for View<'_, L, S, P> {
+    #[inline(always)]
+    fn rows(&self) -> usize {
+        self.st.rows()
+    }
+    #[inline(always)]
+    fn pos(&self, i: usize) -> V3<P::G> {
+        self.lanes.v3(self.st.pos(i))
+    }
+    #[inline(always)]
+    fn set_pos(&mut self, i: usize, p: V3<P::G>) {
+        let mut row = self.st.pos(i);
+        self.lanes.set3(&mut row, p);
+        self.st.set_pos(i, row);
+    }
+    #[inline(always)]
+    fn w(&self, i: usize) -> P::G {
+        self.lanes.v(self.st.w(i))
+    }
+    #[inline(always)]
+    fn free(&self, i: usize) -> <P::G as Lane>::M {
+        self.lanes.m(self.st.free(i))
+    }
+    #[inline(always)]
+    fn side(&self, i: usize) -> V3<P::G> {
+        self.lanes.v3(self.side[i])
+    }
+    #[inline(always)]
+    fn add_push(&mut self, i: usize, m: <P::G as Lane>::M, d: V3<P::G>) {
+        let p = self.lanes.v3(self.push[i]);
+        self.lanes.set3(&mut self.push[i], V3::select(m, p + d, p));
+    }
+    #[inline(always)]
+    fn set_touch(&mut self, i: usize, m: <P::G as Lane>::M, kf: P::G) {
+        // Empty when no candidate moves ([`Contacts::touches`]).
+        if self.touch.is_empty() {
+            return;
+        }
+        let t = self.lanes.v(self.touch[i]);
+        self.lanes.set(&mut self.touch[i], P::G::select(m, kf, t));
+    }
+}
+
+/// One contact pass of a shape other than a plane: every free particle
+/// of rows `lo..hi` within `r` of it, then every segment whose closest
+/// point is, pushed out along the contact normal (see the module docs),
+/// in the lanes `cm` of the candidate whose span `ls` holds the row.
+/// Written once over the lanes it runs on: a whole block, or one group.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)] // the candidate's fields, each in its lanes
+pub(super) fn shape_pass<G: Lane, V: ShapeRows<G>>(
+    v: &mut V,
+    col: &WorldCollider,
+    r: G,
+    cm: G::M,
+    ls: (G, G),
+    (lo, hi): (usize, usize),
+    kf: G,
+    friction: bool,
+) {
+    let n = v.rows();
+    let (zero, one) = (s::<G>(0.0), s::<G>(1.0));
+    let zone = grown(&col.aabb, r);
+    for i in lo..hi {
+        let p = v.pos(i);
+        let m = cm & row_in(ls, i) & v.free(i) & contains(&zone, p);
+        if m.none() {
+            continue;
+        }
+        let (phi, nrm) = point_contact_l(&col.shape, p);
+        let (phi, nrm) = keep_side(&col.shape, p, phi, nrm, v.side(i));
+        let hit = m & phi.lt(r);
+        if hit.any() {
+            let dp = nrm.scale(r - phi);
+            v.set_pos(i, V3::select(hit, p + dp, p));
+            if friction {
+                v.add_push(i, hit, dp);
+                v.set_touch(i, hit, kf);
+            }
+        }
+    }
+    let (slo, shi) = seg_span(lo, hi, n);
+    for i in slo..shi {
+        let (wa, wb) = (v.w(i), v.w(i + 1));
+        let (a, bq) = (v.pos(i), v.pos(i + 1));
+        let m = cm & seg_in(ls, i) & zero.lt(wa + wb) & overlap(&zone, &Bounds::of(a, bq));
+        if m.none() {
+            continue;
+        }
+        let (t, phi, nrm) = segment_contact_l(&col.shape, a, bq);
+        let at = a + (bq - a).scale(t);
+        let (phi, nrm) = keep_side(&col.shape, at, phi, nrm, v.side(n + i));
+        let hit = m & phi.lt(r);
+        if hit.none() {
+            continue;
+        }
+        let (sa, sb) = (one - t, t);
+        // Moving the contact point by `depth` needs depth / denom; the
+        // floor keeps a contact next to a pinned end from flinging the
+        // free end (it then takes a few iterations instead).
+        let denom = (sa * sa * wa + sb * sb * wb).max(s::<G>(0.25) * wa.max(wb));
+        let scale = (r - phi) / denom;
+        let (da, db) = (nrm.scale(sa * wa * scale), nrm.scale(sb * wb * scale));
+        v.set_pos(i, V3::select(hit, a + da, a));
+        v.set_pos(i + 1, V3::select(hit, bq + db, bq));
+        if friction {
+            v.add_push(i, hit, da);
+            v.add_push(i + 1, hit, db);
+            v.set_touch(i, hit & zero.lt(wa), kf);
+            v.set_touch(i + 1, hit & zero.lt(wb), kf);
+        }
+    }
+}

@@ -1,0 +1,354 @@
+//! The substep ([`substep`]), its stages 1 and 2 ([`attach`],
+//! [`integrate`]), what every block of a substep shares ([`Shared`]), the
+//! kernel's working memory ([`Scratch`]) and the one-lane entry points the
+//! layouts call per cable ([`advance_cable`], [`advance_cable_with`]).
+
+use cable_core::ColliderSet;
+
+use crate::kernel::contact::Contacts;
+use crate::kernel::distance::{
+    RIGID, SOFT, TRACKED, bend_rigid, sweep_rigid, sweep_rigid_tracked, sweep_soft,
+    sweeps_wavefront,
+};
+use crate::kernel::lane::{Lane, Mask, V3};
+use crate::kernel::stages::Stages;
+use crate::kernel::store::{Block, Store};
+use crate::params::SolverParams;
+
+/// What every block of a substep shares.
+#[derive(Clone, Copy, Debug)]
+pub struct Shared<'a> {
+    /// The colliders, prepared for this substep.
+    pub colliders: &'a ColliderSet,
+    /// Which stages run.
+    pub stages: Stages,
+    /// Solve the distance constraints with [`crate::kernel::rod::solve_direct`].
+    pub direct: bool,
+    /// Accumulate every constraint's multiplier (tension output).
+    pub track: bool,
+    /// The substep squared, s².
+    pub h2: f32,
+    /// The contact passes run on a path wider than the baseline
+    /// ([`crate::simd::Wide`]); set from
+    /// [`crate::simd::active`], like the lane loops' path.
+    pub wide: Option<crate::simd::Wide>,
+    /// Blocks run their distance sweeps' iterations as a wavefront where
+    /// they can (see [`substep`]);
+    /// `false` runs them one after another. Both give the same results,
+    /// bit for bit (the kernel's tests compare them); on by default.
+    pub wavefront: bool,
+}
+
+impl<'a> Shared<'a> {
+    /// The shared values of `params` and `colliders`.
+    #[must_use]
+    pub fn new(params: &SolverParams, colliders: &'a ColliderSet, stages: Stages) -> Self {
+        Self {
+            colliders,
+            stages,
+            direct: params.solver == crate::params::Solver::Direct,
+            track: false,
+            h2: params.substep * params.substep,
+            wide: crate::simd::Wide::active(),
+            wavefront: true,
+        }
+    }
+}
+
+/// Runs one substep on one block: the order of the simulation, written once.
+///
+/// # Steps
+/// 1. **attachments**: attached ends are set to their targets (position
+///    and previous position), as UE's `TickComponent`;
+/// 2. **integrate**: for free particles `v = (p − p_prev)·keep;
+///    p_prev = p; p += v + h²·(gravity·gravity_scale + force)`;
+/// 3. **contacts** (only with colliders near the block): broad phase,
+///    the side each piece starts on, swept particles and swept segments
+///    against thin shapes ([`crate::kernel::contact`]);
+/// 4. `iterations` times:
+///    1. the **distance** constraints: a Gauss-Seidel sweep over the
+///       segments in order (rigid, or XPBD with compliance), or with
+///       [`crate::Solver::Direct`] all of them at once
+///       ([`crate::kernel::rod::solve_direct`]);
+///    2. the i to i + 2 **bending** sweep with `stiffness`;
+///    3. the **curvature** sweep with `bend_stiffness`
+///       ([`crate::kernel::rod::sweep_curvature`]);
+///    4. in the last iteration only, **tethers**
+///       ([`crate::kernel::rod::tethers`]): they only pull particles in, so one
+///       pass at the end leaves every particle within its reach (a pass
+///       every iteration cost half the free-air benchmark's throughput for
+///       the same guarantee), and the contact passes after it keep
+///       colliders the last word;
+///    5. a **contact** pass;
+///
+///    (For a block, of any width, whose
+///    iterations are distance sweeps alone (rigid, tracked or not, or
+///    compliant) and tethers, with no collider near or only planes, the
+///    sweeps run as one wavefront,
+///    `sweeps_wavefront`, each particle meeting the planes as soon
+///    as its sweep is done with it: the same result, bit for bit.)
+/// 5. **friction**, then a last contact pass.
+///
+/// Multipliers (tension) are reset at the start of the substep and
+/// accumulated through it when compliant constraints, the direct solver
+/// or tension tracking need them.
+#[inline(always)]
+pub fn substep<L: Lane, S: Store<L>>(
+    s: &mut S,
+    b: &Block<L>,
+    sh: &Shared<'_>,
+    scratch: &mut Scratch<L>,
+) {
+    if sh.stages.attach {
+        attach(s, b);
+    }
+    if sh.stages.integrate {
+        integrate(s, b);
+    }
+    let touching = sh.stages.collide && scratch.contacts.find(s, b, sh.colliders, sh.wide);
+    if !sh.stages.constraints && !touching {
+        return;
+    }
+    let track = sh.track || b.track;
+    if b.soft || track || sh.direct {
+        s.reset_lambda();
+    }
+    if b.curv || (track && b.tether) {
+        s.reset_lambda_row();
+    }
+    let h2 = L::splat(sh.h2);
+    if sh.wavefront
+        && sh.stages.constraints
+        && !(b.stiff || b.curv || sh.direct)
+        && (!touching || (scratch.contacts.planes_only() && s.rows() >= 2))
+    {
+        // Distance sweeps alone (rigid, their multipliers tracked or not,
+        // or compliant), and no collider near or only planes, whose
+        // contact pass is per particle: all iterations at once.
+        let args = (s, b, sh, scratch, touching, track);
+        match (b.soft, track) {
+            (true, _) => iterations_wavefront::<L, S, SOFT>(args),
+            (false, true) => iterations_wavefront::<L, S, TRACKED>(args),
+            (false, false) => iterations_wavefront::<L, S, RIGID>(args),
+        }
+        return;
+    }
+    for it in 0..b.iterations {
+        if sh.stages.constraints {
+            if sh.direct {
+                crate::kernel::rod::solve_direct(s, b, &mut scratch.chain);
+            }
+            if b.soft {
+                sweep_soft(s, 1, b.alpha_t);
+            } else if track || sh.direct {
+                sweep_rigid_tracked(s);
+            } else {
+                sweep_rigid(s);
+            }
+            if b.stiff {
+                if b.soft {
+                    sweep_soft(s, 2, b.alpha_t);
+                } else {
+                    bend_rigid(s);
+                }
+            }
+            if b.curv {
+                crate::kernel::rod::sweep_curvature(s, h2);
+            }
+            if b.tether && it + 1 == b.iterations {
+                crate::kernel::rod::tethers(s, track);
+            }
+        }
+        if touching {
+            scratch.contacts.project(s, b, sh.colliders);
+        }
+    }
+    if touching {
+        scratch.contacts.finish(s, b, sh.colliders);
+    }
+}
+
+/// [`substep`]'s iterations as one wavefront (`sweeps_wavefront`) for a
+/// block whose iterations are distance sweeps alone, of kind `KIND`
+/// ([`RIGID`], [`TRACKED`], [`SOFT`]), and whose contact candidates, if
+/// `touching`, are all planes: each particle meets the planes as soon as
+/// a sweep is done with it, then the tethers, then friction; the same
+/// operations in an order with the same result.
+#[inline(always)]
+fn iterations_wavefront<L: Lane, S: Store<L>, const KIND: u8>(
+    (s, b, sh, scratch, touching, track): (
+        &mut S,
+        &Block<L>,
+        &Shared<'_>,
+        &mut Scratch<L>,
+        bool,
+        bool,
+    ),
+) {
+    let k = b.iterations as usize;
+    let tethers = b.tether && k > 0;
+    if touching {
+        let (c, r) = (&mut scratch.contacts, b.radius);
+        // The last iteration's contact pass comes after its tethers.
+        let fused = if tethers { k - 1 } else { k };
+        let planes = c.lend_planes();
+        sweeps_wavefront::<L, S, KIND>(
+            s,
+            k,
+            b.alpha_t,
+            fused,
+            #[inline(always)]
+            |s, i, p| c.planes_row(&planes, i, p, s.free(i), r),
+        );
+        c.return_planes(planes);
+        if tethers {
+            crate::kernel::rod::tethers(s, track);
+            c.project(s, b, sh.colliders);
+        }
+        c.finish(s, b, sh.colliders);
+    } else {
+        sweeps_wavefront::<L, S, KIND>(
+            s,
+            k,
+            b.alpha_t,
+            0,
+            #[inline(always)]
+            |_, _, _| {},
+        );
+        if tethers {
+            crate::kernel::rod::tethers(s, track);
+        }
+    }
+}
+
+/// The kernel's working memory for one block: contact candidates and the
+/// direct solver's chain. Fully rewritten by each use, so it carries
+/// nothing between blocks; kept between frames so a warmed-up step does
+/// not allocate.
+#[derive(Clone)]
+pub struct Scratch<L: Lane> {
+    /// Contact candidates and state ([`Contacts::find`]).
+    pub contacts: Contacts<L>,
+    /// Per segment scratch of [`crate::kernel::rod::solve_direct`].
+    pub chain: Vec<crate::kernel::rod::ChainRow<L>>,
+}
+
+impl<L: Lane> std::fmt::Debug for Scratch<L> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Scratch")
+            .field("chain_rows", &self.chain.len())
+            .finish_non_exhaustive()
+    }
+}
+
+impl<L: Lane> Default for Scratch<L>
+where
+    Contacts<L>: Default,
+{
+    fn default() -> Self {
+        Self {
+            contacts: Contacts::default(),
+            chain: Vec::new(),
+        }
+    }
+}
+
+thread_local! {
+    static SCALAR: std::cell::RefCell<Scratch<f32>> = std::cell::RefCell::new(Scratch::default());
+}
+
+impl Scratch<f32> {
+    /// Runs `f` with this thread's one-lane scratch.
+    pub fn with_thread_local<R>(f: impl FnOnce(&mut Scratch<f32>) -> R) -> R {
+        SCALAR.with(|cell| {
+            let mut c = std::mem::take(&mut *cell.borrow_mut());
+            let r = f(&mut c);
+            *cell.borrow_mut() = c;
+            r
+        })
+    }
+}
+
+/// Step 1: attached ends at their targets.
+#[inline(always)]
+pub fn attach<L: Lane, S: Store<L>>(s: &mut S, b: &Block<L>) {
+    let last = s.rows() - 1;
+    for (slot, row) in [(0, 0), (1, last)] {
+        let m = b.attach_m[slot];
+        if m.any() {
+            let t = b.attach_t[slot];
+            s.set_pos(row, V3::select(m, t, s.pos(row)));
+            s.set_prev(row, V3::select(m, t, s.prev(row)));
+        }
+    }
+}
+
+/// Step 2: Verlet integration of the free particles.
+#[inline(always)]
+pub fn integrate<L: Lane, S: Store<L>>(s: &mut S, b: &Block<L>) {
+    let keep = b.keep;
+    for i in 0..s.rows() {
+        let f = s.free(i);
+        let cur = s.pos(i);
+        let q = s.prev(i);
+        // The last displacement in full: what the positions show plus what
+        // rounding them dropped.
+        let v = (cur - q + s.carry(i)).scale(keep);
+        let step = v + b.dacc;
+        let next = cur + step;
+        // What rounding `next` to f32 drops of `step` (Fast2Sum's error
+        // term: exact while |step| ≤ |cur|, and below the rounding of
+        // `step` itself otherwise). Far from the origin a substep's h²·g is
+        // a few spacings of the coordinate; carried, its rounding never
+        // becomes velocity.
+        let lost = step - (next - cur);
+        s.set_pos(i, V3::select(f, next, cur));
+        s.set_prev(i, V3::select(f, cur, q));
+        s.set_carry(i, V3::select(f, lost, V3::zero()));
+    }
+}
+
+/// Runs `n` substeps of one cable in the pool's columns (the `Soa`
+/// layout's work, and the scalar path of every other layout), with this
+/// thread's scratch ([`Scratch::with_thread_local`]).
+pub fn advance_cable(
+    c: &mut cable_core::CableMut<'_>,
+    params: &SolverParams,
+    n: u32,
+    stages: Stages,
+    track: bool,
+) {
+    if !c.active {
+        // Asleep, or hidden and skipped: left as it is.
+        return;
+    }
+    Scratch::<f32>::with_thread_local(|scratch| {
+        advance_cable_with(c, params, n, stages, track, scratch);
+    });
+}
+
+/// [`advance_cable`] with the caller's scratch: the layouts keep one per
+/// piece of their one-lane cables, so that what a
+/// scratch grows to depends on the scene alone, not on which thread ran
+/// which cable (a thread's own scratch grows the first time that thread
+/// meets a longer cable, which work stealing may make any frame).
+pub fn advance_cable_with(
+    c: &mut cable_core::CableMut<'_>,
+    params: &SolverParams,
+    n: u32,
+    stages: Stages,
+    track: bool,
+    scratch: &mut Scratch<f32>,
+) {
+    if !c.active {
+        // Asleep, or hidden and skipped: left as it is.
+        return;
+    }
+    let b = Block::of_cable(c.params, c.attach, c.pos.len(), params);
+    let colliders = c.colliders;
+    let mut sh = Shared::new(params, colliders, stages);
+    sh.track = track;
+    for _ in 0..n {
+        substep(c, &b, &sh, scratch);
+    }
+}

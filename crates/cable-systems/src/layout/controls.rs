@@ -1,0 +1,165 @@
+//! The per-frame controls around the layouts' substeps: sleeping cables
+//! wake near moved colliders and fall asleep when still, overloaded
+//! segments tear and winches turn between substeps, and colliders are
+//! prepared before the first substeps. [`LayoutState::advance`] runs them
+//! and calls the layout dispatch (`LayoutState::run`) for the substeps.
+
+use cable_core::{CableError, CableHandle, CableParams, ParticlePool};
+
+use super::{Layout, LayoutState};
+use crate::kernel::Stages;
+use crate::params::SolverParams;
+
+/// Turns every winch by one substep of `h` seconds
+/// ([`cable_core::CableParams::reel_speed`], [`ParticlePool::reel`]). A
+/// winch whose payout does not fit the pool's particle budget stops there
+/// (its `reel_speed` set to 0), listed in `stalled` as a
+/// [`CableError::WinchBudget`].
+fn reel_all(
+    pool: &mut ParticlePool,
+    h: f32,
+    winches: &mut Vec<(CableHandle, f32)>,
+    stalled: &mut Vec<CableError>,
+) {
+    winches.clear();
+    winches.extend(
+        (0..pool.cable_count())
+            .filter_map(|i| pool.cable(i))
+            .filter(|c| c.active && c.params.reel_speed != 0.0)
+            .map(|c| (c.handle, c.params.reel_speed * h)),
+    );
+    for &(cable, delta) in winches.iter() {
+        // Only a full particle budget can refuse (the handles are live and
+        // the deltas finite): the cable paid out as far as it fits.
+        if let Err(CableError::BudgetExceeded {
+            requested,
+            live,
+            budget,
+        }) = pool.reel(cable, delta)
+        {
+            // Stopped, rather than retried (and refused) every substep.
+            if let Ok(&p) = pool.params(cable) {
+                let _ = pool.set_params(
+                    cable,
+                    CableParams {
+                        reel_speed: 0.0,
+                        ..p
+                    },
+                );
+            }
+            stalled.push(CableError::WinchBudget {
+                cable,
+                requested,
+                live,
+                budget,
+            });
+        }
+    }
+}
+
+impl LayoutState {
+    /// Runs `n` substeps of every cable of the pool in `layout`, doing the
+    /// `stages` of each ([`Stages::ALL`] for a normal step).
+    ///
+    /// Before the substeps, sleeping cables near colliders that changed
+    /// wake ([`ParticlePool::wake_near_collider_changes`]); after them (with
+    /// every stage run), still cables fall asleep
+    /// ([`ParticlePool::update_sleep`]). Sleeping cables, and hidden ones
+    /// that skip updates, are left as they are.
+    ///
+    /// With colliders, [`cable_core::ColliderSet::prepare`] runs before the
+    /// first substep (it measures how far each collider moved since the
+    /// last substep, for friction) and again before the second; colliders
+    /// cannot move between the substeps of one call, so the remaining
+    /// substeps share that second preparation and run back to back.
+    pub fn advance(
+        &mut self,
+        layout: Layout,
+        pool: &mut ParticlePool,
+        params: &SolverParams,
+        n: u32,
+        stages: Stages,
+    ) {
+        if n == 0 {
+            return;
+        }
+        crate::trace::span!("cable.layout", substeps = n);
+        pool.wake_near_collider_changes();
+        self.advance_awake(layout, pool, params, n, stages);
+        if stages == Stages::ALL {
+            pool.update_sleep(n as f32 * params.substep, params.substep);
+        }
+    }
+
+    /// [`LayoutState::advance`] of the cables awake.
+    fn advance_awake(
+        &mut self,
+        layout: Layout,
+        pool: &mut ParticlePool,
+        params: &SolverParams,
+        n: u32,
+        stages: Stages,
+    ) {
+        // Revisions are unique across the process's pools: no other pool
+        // (and no other state of this one) can carry the same pair.
+        let (mut breakable, mut reeling) = (false, false);
+        if self.plain_at != Some((pool.structure_revision(), pool.params_revision())) {
+            // Parameters only: reading the particles would have a layout
+            // that keeps them write them back (`ParticlePool::lend_state`).
+            for p in pool.handles().filter_map(|h| pool.params(h).ok()) {
+                breakable |= p.break_tension.is_some();
+                reeling |= p.reel_speed != 0.0;
+            }
+        }
+        self.plain_at = None;
+        if breakable || reeling {
+            // Segments break and winches turn between substeps: one
+            // substep at a time (breaking first: it reads the multipliers
+            // of the substep, indexed by the particles before reeling).
+            for _ in 0..n {
+                self.advance_unbroken(layout, pool, params, 1, stages);
+                if breakable {
+                    crate::tension::break_overloaded(
+                        pool,
+                        params.substep,
+                        &mut self.handles,
+                        &mut self.tensions,
+                        &mut self.torn,
+                    );
+                }
+                if reeling && stages.integrate {
+                    reel_all(pool, params.substep, &mut self.winches, &mut self.stalled);
+                }
+            }
+        } else {
+            self.advance_unbroken(layout, pool, params, n, stages);
+            // Substeps change no cable's parameters and add no cable (the
+            // layouts' access to the columns gives the pool a new structure
+            // revision all the same): the answer holds at the revisions
+            // the pool has now. Breaking and winches change parameters and
+            // cables, so after those the next frame looks again.
+            self.plain_at = Some((pool.structure_revision(), pool.params_revision()));
+        }
+    }
+
+    fn advance_unbroken(
+        &mut self,
+        layout: Layout,
+        pool: &mut ParticlePool,
+        params: &SolverParams,
+        n: u32,
+        stages: Stages,
+    ) {
+        let colliders = !pool.colliders().is_empty() || !pool.colliders().prepared().is_empty();
+        if colliders && stages.collide {
+            pool.colliders_mut().prepare();
+            self.run(layout, pool, params, 1, stages);
+            if n > 1 {
+                pool.colliders_mut().prepare();
+                self.run(layout, pool, params, n - 1, stages);
+            }
+        } else {
+            self.run(layout, pool, params, n, stages);
+        }
+    }
+}
