@@ -26,7 +26,8 @@ fn metadata() -> Metadata {
 fn normal_closure(meta: &Metadata, root: &PackageId) -> BTreeSet<String> {
     let resolve = meta.resolve.as_ref().expect("a resolved graph");
     let nodes: HashMap<&PackageId, _> = resolve.nodes.iter().map(|n| (&n.id, n)).collect();
-    let packages: HashMap<&PackageId, &Package> = meta.packages.iter().map(|p| (&p.id, p)).collect();
+    let packages: HashMap<&PackageId, &Package> =
+        meta.packages.iter().map(|p| (&p.id, p)).collect();
     let mut seen = BTreeSet::new();
     let mut names = BTreeSet::new();
     let mut todo = vec![root];
@@ -35,7 +36,10 @@ fn normal_closure(meta: &Metadata, root: &PackageId) -> BTreeSet<String> {
             continue;
         }
         for dep in &nodes[id].deps {
-            let normal = dep.dep_kinds.iter().any(|k| k.kind == DependencyKind::Normal);
+            let normal = dep
+                .dep_kinds
+                .iter()
+                .any(|k| k.kind == DependencyKind::Normal);
             if normal {
                 names.insert(packages[&dep.pkg].name.to_string());
                 todo.push(&dep.pkg);

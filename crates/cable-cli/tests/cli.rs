@@ -290,7 +290,14 @@ fn help_text_has_no_doc_link_markup() {
         let out = Command::new(cable_bin()).args(args).output().expect("runs");
         assert!(out.status.success(), "{args:?}");
         let text = String::from_utf8_lossy(&out.stdout);
-        for bad in ["[`", "`]", "](", "crate::", "cable_systems::", "cable_core::"] {
+        for bad in [
+            "[`",
+            "`]",
+            "](",
+            "crate::",
+            "cable_systems::",
+            "cable_core::",
+        ] {
             assert!(!text.contains(bad), "{args:?} shows `{bad}`:\n{text}");
         }
     }
