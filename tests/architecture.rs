@@ -19,12 +19,13 @@ use std::path::{Path, PathBuf};
 use syn::visit::Visit;
 
 /// The library crates' source folders, from the workspace root.
-const CRATES: [&str; 5] = [
+const CRATES: [&str; 6] = [
     "src",
     "crates/cable-core/src",
     "crates/cable-systems/src",
     "crates/cable-debug/src",
     "crates/cable-cli/src",
+    "crates/cable-bevy/src",
 ];
 
 /// Longest library source file allowed, in lines.

@@ -161,6 +161,55 @@ fn despawning_a_target_frees_the_end_and_despawning_the_cable_frees_the_pool() {
 }
 
 #[test]
+fn removing_only_the_cable_component_frees_the_pool_and_leaves_nothing_stale() {
+    let mut app = app();
+    let rope = app
+        .world_mut()
+        .spawn((
+            Transform::default(),
+            Cable::line(Vec3::ZERO, Vec3::new(2.0, 0.0, 0.0), 2.0, 8).expect("valid"),
+        ))
+        .id();
+    let bad = app
+        .world_mut()
+        .spawn(
+            Cable::line(Vec3::ZERO, Vec3::X, 1.0, 4)
+                .expect("valid")
+                .with_mass(2, -1.0),
+        )
+        .id();
+    run(&mut app, 3);
+    assert!(app.world().get::<CableBody>(rope).is_some());
+    assert!(app.world().get::<CableRejected>(bad).is_some());
+    app.world_mut().entity_mut(rope).remove::<Cable>();
+    app.world_mut().entity_mut(bad).remove::<Cable>();
+    run(&mut app, 3);
+    let sim = app.world().resource::<CableSimulation>();
+    assert_eq!(sim.pool().cable_count(), 0, "the pool cable is freed");
+    assert_eq!(sim.cable_of(rope), None);
+    for e in [rope, bad] {
+        let entity = app.world().entity(e);
+        assert!(!entity.contains::<CableBody>(), "no stale CableBody");
+        assert!(
+            !entity.contains::<CableRejected>(),
+            "no stale CableRejected"
+        );
+        assert!(!entity.contains::<CableParticles>(), "no stale positions");
+    }
+    assert!(
+        app.world().get::<Transform>(rope).is_some(),
+        "the rest stays"
+    );
+    // Given a cable again, the entity gets a new pool cable.
+    app.world_mut()
+        .entity_mut(rope)
+        .insert(Cable::line(Vec3::ZERO, Vec3::Y, 1.0, 3).expect("valid"));
+    run(&mut app, 3);
+    assert!(app.world().get::<CableBody>(rope).is_some());
+    assert_eq!(particles(&app, rope).len(), 4);
+}
+
+#[test]
 fn a_collider_entity_holds_a_cable_up_and_a_bad_cable_is_rejected() {
     let mut app = app();
     // A ball under the middle of a loosely hanging cable.

@@ -1,0 +1,214 @@
+//! The components a game puts on its entities, and the ones the plugin
+//! adds in return.
+
+use bevy_ecs::prelude::*;
+use bevy_math::{Quat, Vec3};
+use cable_core::{CableDesc, CableError, CableHandle, Collider, ColliderHandle};
+#[cfg(doc)]
+use {
+    bevy_asset::Assets,
+    bevy_mesh::{Mesh, Mesh3d},
+    bevy_transform::components::GlobalTransform,
+};
+
+use crate::convert::{to_cable, to_cable_quat};
+
+/// A cable: what [`CablePlugin`](crate::CablePlugin) builds a pool cable from when the entity
+/// appears. Changing it afterwards has no effect (despawn and respawn, or
+/// edit the cable through [`CableSimulation::pool_mut`](crate::CableSimulation::pool_mut)). Removing it
+/// frees the pool cable and removes what the plugin added ([`CableBody`],
+/// [`CableRejected`], [`CableParticles`]); the rest of the entity stays.
+///
+/// # Example
+/// ```
+/// use bevy_math::Vec3;
+/// use cable_bevy::Cable;
+///
+/// let mut rope = Cable::line(Vec3::ZERO, Vec3::new(4.0, 0.0, 0.0), 5.0, 20)?;
+/// rope.desc.params.radius = 0.02;
+/// let rope = rope.with_mass(20, 10.0); // a 10 kg load at the end
+/// assert_eq!(rope.desc.particle_count(), 21);
+/// # Ok::<(), cable_core::CableError>(())
+/// ```
+#[derive(Component, Debug, Clone, PartialEq)]
+#[require(CableParticles)]
+pub struct Cable {
+    /// Geometry and parameters (radius, sides, stiffness, …) of the cable.
+    pub desc: CableDesc,
+    /// Particle masses other than the default 1 kg: (particle index, kg).
+    pub masses: Vec<(usize, f32)>,
+}
+
+impl Cable {
+    /// A cable of `segments` segments and rest `length` metres whose
+    /// particles start evenly on the line from `start` to `end`, both ends
+    /// pinned where they start (see [`CableAttachments`] to attach them).
+    ///
+    /// # Errors
+    /// As `CableDesc::line`: coordinates beyond ±1e6 m, a length not in
+    /// (0, 1e6], no segments.
+    pub fn line(start: Vec3, end: Vec3, length: f32, segments: u32) -> Result<Self, CableError> {
+        Ok(Self::from_desc(CableDesc::line(
+            to_cable(start),
+            to_cable(end),
+            length,
+            segments,
+        )?))
+    }
+
+    /// A cable through `points` (at least 2); each segment's rest length is
+    /// the distance between its two points.
+    ///
+    /// # Errors
+    /// As `CableDesc::from_points`.
+    pub fn from_points(points: &[Vec3]) -> Result<Self, CableError> {
+        let points: Vec<_> = points.iter().map(|p| to_cable(*p)).collect();
+        Ok(Self::from_desc(CableDesc::from_points(&points)?))
+    }
+
+    /// A cable from a full description.
+    #[must_use]
+    pub fn from_desc(desc: CableDesc) -> Self {
+        Self {
+            desc,
+            masses: Vec::new(),
+        }
+    }
+
+    /// Sets the mass of particle `index`, kilograms (> 0).
+    #[must_use]
+    pub fn with_mass(mut self, index: usize, kg: f32) -> Self {
+        self.masses.push((index, kg));
+        self
+    }
+}
+
+/// The pool cable of a [`Cable`] entity, added by [`CableSystems::Sync`](crate::CableSystems::Sync).
+#[derive(Component, Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CableBody {
+    /// The cable in [`CableSimulation::pool`](crate::CableSimulation::pool).
+    pub handle: CableHandle,
+}
+
+/// Added instead of [`CableBody`] when the pool refused a [`Cable`] (for
+/// example a mass out of range, the pool's particle budget, or a
+/// compliance that overflows at the substep), at spawn or at a later step
+/// (its [`CableParticles`] are then emptied). The plugin does not retry
+/// while it is there: remove it to try again.
+#[derive(Component, Debug, Clone, PartialEq)]
+pub struct CableRejected(pub CableError);
+
+/// The particle positions of a cable entity, metres, from its start to its
+/// end, written after every step (the buffer is reused).
+#[derive(Component, Debug, Clone, Default, PartialEq)]
+pub struct CableParticles {
+    /// Positions, world space.
+    pub positions: Vec<Vec3>,
+}
+
+/// Where one end of a cable hangs.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub enum CableAnchor {
+    /// Not attached: the end moves freely.
+    #[default]
+    Free,
+    /// Pinned to a world point, metres.
+    Point(Vec3),
+    /// Pinned to another entity: its [`GlobalTransform`]'s translation plus
+    /// `offset` rotated by its rotation. When the entity is despawned (or
+    /// has no [`GlobalTransform`]) the end is free.
+    Entity {
+        /// The entity followed.
+        entity: Entity,
+        /// Offset in the entity's local frame, metres.
+        offset: Vec3,
+    },
+}
+
+/// The attachments of a cable entity's two ends. Without it the ends stay
+/// as the [`Cable`]'s description pinned them. Change it at any time:
+/// attaching pins the end to its target from the next substep, detaching
+/// frees it without a jump.
+#[derive(Component, Debug, Clone, Copy, PartialEq, Default)]
+pub struct CableAttachments {
+    /// Particle 0.
+    pub start: CableAnchor,
+    /// The last particle.
+    pub end: CableAnchor,
+}
+
+/// A kinematic collider for cables, in the entity's local frame; its pose
+/// is the entity's [`GlobalTransform`] (translation and rotation; scale is
+/// ignored), or the identity without one. Cables rest on it, wrap around it
+/// and slide on it; it is not pushed back.
+///
+/// # Example
+/// ```
+/// use cable_bevy::CableCollider;
+///
+/// let ball = CableCollider::sphere(0.5)?;
+/// let post = CableCollider::capsule_y(1.0, 0.1)?;
+/// let floor = CableCollider::half_space();
+/// let crate_ = CableCollider::cuboid(bevy_math::Vec3::splat(0.5))?;
+/// # let _ = (ball, post, floor, crate_);
+/// # Ok::<(), cable_core::CableError>(())
+/// ```
+#[derive(Component, Debug, Clone, Copy, PartialEq)]
+pub struct CableCollider(pub Collider);
+
+impl CableCollider {
+    /// A ball of `radius` metres around the entity's origin.
+    ///
+    /// # Errors
+    /// `radius` not in (0, 1e6].
+    pub fn sphere(radius: f32) -> Result<Self, CableError> {
+        Ok(Self(Collider::sphere(to_cable(Vec3::ZERO), radius)?))
+    }
+
+    /// A capsule along the local Y axis: the points within `radius` of the
+    /// segment from `-half_length` to `+half_length` on Y.
+    ///
+    /// # Errors
+    /// A size out of range.
+    pub fn capsule_y(half_length: f32, radius: f32) -> Result<Self, CableError> {
+        let h = to_cable(Vec3::new(0.0, half_length, 0.0));
+        Ok(Self(Collider::capsule(-h, h, radius)?))
+    }
+
+    /// The half-space below the entity's local XZ plane: local `+Y` is the
+    /// outward normal (a floor at the entity's height).
+    #[must_use]
+    pub fn half_space() -> Self {
+        Self(
+            Collider::plane(to_cable(Vec3::Y), 0.0)
+                .unwrap_or_else(|_| unreachable!("the Y axis is a valid normal")),
+        )
+    }
+
+    /// A box with `half_extents` along the local axes.
+    ///
+    /// # Errors
+    /// A half extent not in (0, 1e6].
+    pub fn cuboid(half_extents: Vec3) -> Result<Self, CableError> {
+        Ok(Self(Collider::cuboid(
+            to_cable(Vec3::ZERO),
+            to_cable(half_extents),
+            to_cable_quat(Quat::IDENTITY),
+        )?))
+    }
+}
+
+/// The pool collider of a [`CableCollider`] entity, added by
+/// [`CableSystems::Sync`](crate::CableSystems::Sync).
+#[derive(Component, Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CableColliderBody {
+    /// The collider in [`CableSimulation::pool`](crate::CableSimulation::pool)'s collider set.
+    pub handle: ColliderHandle,
+}
+
+/// Asks for a tube mesh of the cable: the plugin creates a [`Mesh`] asset
+/// (and a [`Mesh3d`] holding it, unless the entity has one) and rewrites
+/// its positions, normals, tangents, UVs and indices in place every frame.
+/// Add a material to see it. Needs the [`Assets<Mesh>`] resource.
+#[derive(Component, Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct CableTube;

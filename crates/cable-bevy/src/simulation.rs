@@ -1,0 +1,290 @@
+//! The [`CableSimulation`] resource (the pool, the stepper, the map between
+//! entities and handles) and the [`CableNotice`] message.
+
+use std::collections::HashMap;
+
+use bevy_ecs::prelude::*;
+use cable_core::mesh::{MeshBuffers, MeshOptions};
+use cable_core::{CableError, CableHandle, ColliderHandle, End, ParticlePool};
+use cable_systems::{Layout, SolverParams, Stepper};
+
+#[cfg(doc)]
+use crate::components::{Cable, CableCollider, CableColliderBody};
+use crate::components::{CableBody, CableParticles, CableRejected};
+use crate::convert::cable_glam;
+
+/// The simulation: the particle pool, the stepper and the map between
+/// entities and pool handles. A resource added by [`CablePlugin`](crate::CablePlugin).
+#[derive(Resource, Debug)]
+pub struct CableSimulation {
+    pub(crate) pool: ParticlePool,
+    pub(crate) stepper: Stepper,
+    pub(crate) substeps: u32,
+    pub(crate) mesh_options: MeshOptions,
+    pub(crate) mesh: MeshBuffers,
+    pub(crate) cables: HashMap<Entity, CableHandle>,
+    pub(crate) colliders: HashMap<Entity, ColliderHandle>,
+    /// Each attached end's target at the end of the previous step, to
+    /// interpolate from.
+    pub(crate) targets: HashMap<(CableHandle, End), cable_glam::Vec3>,
+    /// Reused per step: (cable, end, from, to).
+    pub(crate) moves: Vec<(CableHandle, End, cable_glam::Vec3, cable_glam::Vec3)>,
+    /// Reused per sync: cable entities whose pool cable was removed
+    /// behind the plugin's back, with the removed handle.
+    pub(crate) lost: Vec<(Entity, CableHandle)>,
+    /// The last step-level error logged, so that a failure repeated every
+    /// fixed step is logged once; cleared by a step that runs.
+    pub(crate) last_error: Option<String>,
+}
+
+impl Default for CableSimulation {
+    fn default() -> Self {
+        Self {
+            pool: ParticlePool::new(),
+            stepper: Stepper::with_layout(SolverParams::default(), Layout::default())
+                .unwrap_or_else(|_| unreachable!("the default parameters are valid")),
+            substeps: 1,
+            mesh_options: MeshOptions::default(),
+            mesh: MeshBuffers::new(),
+            cables: HashMap::new(),
+            colliders: HashMap::new(),
+            targets: HashMap::new(),
+            moves: Vec::new(),
+            lost: Vec::new(),
+            last_error: None,
+        }
+    }
+}
+
+impl CableSimulation {
+    pub(crate) fn new(
+        params: SolverParams,
+        layout: Layout,
+        substeps: u32,
+        mesh: MeshOptions,
+    ) -> Result<Self, CableError> {
+        if substeps == 0 {
+            return Err(CableError::OutOfRange {
+                field: "substeps",
+                expected: "must be at least 1",
+                value: 0.0,
+            });
+        }
+        mesh.validate()?;
+        Ok(Self {
+            stepper: Stepper::with_layout(params, layout)?,
+            substeps,
+            mesh_options: mesh,
+            ..Self::default()
+        })
+    }
+
+    /// The particle pool: positions of any cable by handle, zero copy.
+    #[must_use]
+    pub fn pool(&self) -> &ParticlePool {
+        &self.pool
+    }
+
+    /// The particle pool, for what the components do not cover (particle
+    /// masses, velocities, parameters of one cable). Cables and colliders
+    /// made from entities are the plugin's: remove them by despawning the
+    /// entity (or removing its [`Cable`] or [`CableCollider`]).
+    ///
+    /// Removing an entity's cable here does not end it: the next
+    /// [`CableSystems::Sync`](crate::CableSystems::Sync) rebuilds it from the entity's [`Cable`] (a
+    /// new [`CableBody`], the particles back where the [`Cable`] put
+    /// them), logs it and sends a [`CableNotice::Lost`]; a collider removed
+    /// here is added again the same way. Parameters set here are checked
+    /// at the next step: a cable whose compliance then overflows at the
+    /// substep is taken out alone ([`CableNotice::Rejected`], or
+    /// [`CableNotice::Dropped`] for a cable added here), so the others
+    /// keep moving.
+    pub fn pool_mut(&mut self) -> &mut ParticlePool {
+        &mut self.pool
+    }
+
+    /// The solver parameters in force.
+    #[must_use]
+    pub fn params(&self) -> &SolverParams {
+        self.stepper.params()
+    }
+
+    /// Replaces the world parameters (gravity, iterations, damping,
+    /// friction) from the next step on. `substep` is ignored: it follows
+    /// the fixed timestep.
+    ///
+    /// # Errors
+    /// A parameter out of range; the old ones stay.
+    pub fn set_params(&mut self, params: SolverParams) -> Result<(), CableError> {
+        let mut params = params;
+        params.substep = self.stepper.params().substep;
+        params.max_substeps = params.max_substeps.max(self.substeps);
+        self.stepper.set_params(params)
+    }
+
+    /// The stepper (layout, simulated time, substeps run).
+    #[must_use]
+    pub fn stepper(&self) -> &Stepper {
+        &self.stepper
+    }
+
+    /// The pool cable of a cable entity, once [`CableSystems::Sync`](crate::CableSystems::Sync) has run.
+    #[must_use]
+    pub fn cable_of(&self, entity: Entity) -> Option<CableHandle> {
+        self.cables.get(&entity).copied()
+    }
+
+    /// The pool collider of a collider entity.
+    #[must_use]
+    pub fn collider_of(&self, entity: Entity) -> Option<ColliderHandle> {
+        self.colliders.get(&entity).copied()
+    }
+
+    /// The solver substep a fixed timestep of `dt` seconds gives, set on
+    /// the stepper; `None` (logged once) when the stepper refuses it or
+    /// `dt` is not positive.
+    pub(crate) fn sync_substep(&mut self, dt: f32) -> Option<f32> {
+        if !(dt > 0.0 && dt.is_finite()) {
+            return None;
+        }
+        let h = dt / self.substeps as f32;
+        if self.stepper.params().substep != h {
+            let params = SolverParams {
+                substep: h,
+                ..*self.stepper.params()
+            };
+            if let Err(e) = self.stepper.set_params(params) {
+                self.log_once(format!("cable-bevy: fixed timestep {dt} s refused: {e}"));
+                return None;
+            }
+        }
+        Some(h)
+    }
+
+    /// Logs a step-level error unless it is the one logged last.
+    pub(crate) fn log_once(&mut self, message: String) {
+        if self.last_error.as_deref() != Some(message.as_str()) {
+            log_error(&message);
+            self.last_error = Some(message);
+        }
+    }
+
+    /// Takes every pool cable that refuses substep `h` out of the pool, so
+    /// that the others can step: an entity's cable leaves its entity with
+    /// a [`CableRejected`] (and empty [`CableParticles`]), one added
+    /// through [`CableSimulation::pool_mut`] is removed. Each is logged
+    /// and sent as a [`CableNotice`].
+    pub(crate) fn drop_refused(
+        &mut self,
+        h: f32,
+        commands: &mut Commands,
+        notices: &mut MessageWriter<CableNotice>,
+    ) {
+        let refused: Vec<(CableHandle, CableError)> = self
+            .pool
+            .handles()
+            .filter_map(|c| {
+                self.pool
+                    .validate_cable_for_substep(c, h)
+                    .err()
+                    .map(|e| (c, e))
+            })
+            .collect();
+        for (handle, error) in refused {
+            // Live: listed by `handles` just above.
+            let _ = self.pool.remove_cable(handle);
+            self.targets.remove(&(handle, End::Start));
+            self.targets.remove(&(handle, End::End));
+            let owner = self
+                .cables
+                .iter()
+                .find(|(_, c)| **c == handle)
+                .map(|(e, _)| *e);
+            match owner {
+                Some(entity) => {
+                    self.cables.remove(&entity);
+                    log_error(&format!(
+                        "cable-bevy: cable {entity} taken out of the simulation \
+                         (substep {h} s): {error}"
+                    ));
+                    if let Ok(mut e) = commands.get_entity(entity) {
+                        e.try_remove::<CableBody>()
+                            .try_insert((CableRejected(error.clone()), CableParticles::default()));
+                    }
+                    notices.write(CableNotice::Rejected { entity, error });
+                }
+                None => {
+                    log_error(&format!(
+                        "cable-bevy: pool cable {handle:?} (no entity) removed \
+                         (substep {h} s): {error}"
+                    ));
+                    notices.write(CableNotice::Dropped { handle, error });
+                }
+            }
+        }
+    }
+}
+
+/// What the plugin refused or repaired on its own, as a message (read it
+/// with a `MessageReader<CableNotice>`); each is also logged once.
+///
+/// # Example
+/// ```
+/// use bevy_ecs::prelude::*;
+/// use cable_bevy::CableNotice;
+///
+/// fn report(mut notices: MessageReader<CableNotice>) {
+///     for notice in notices.read() {
+///         if let CableNotice::Rejected { entity, error } = notice {
+///             println!("cable {entity} refused: {error}");
+///         }
+///     }
+/// }
+/// # bevy_ecs::system::assert_is_system(report);
+/// ```
+#[derive(Message, Debug, Clone, PartialEq)]
+pub enum CableNotice {
+    /// The entity's [`Cable`] has no pool cable: refused at spawn (for
+    /// example a mass out of range, or a compliance that overflows at the
+    /// substep), or taken out at a step because it no longer fits the
+    /// substep. The entity has a [`CableRejected`] with the same error.
+    Rejected {
+        /// The cable entity.
+        entity: Entity,
+        /// Why.
+        error: CableError,
+    },
+    /// The entity's pool cable was removed behind the plugin's back
+    /// (through [`CableSimulation::pool_mut`]): it was rebuilt from its
+    /// [`Cable`] (see its new [`CableBody`]), or refused
+    /// ([`CableNotice::Rejected`] follows).
+    Lost {
+        /// The cable entity.
+        entity: Entity,
+        /// The removed pool cable.
+        handle: CableHandle,
+    },
+    /// A pool cable no entity owns (added through
+    /// [`CableSimulation::pool_mut`]) no longer fit the substep and would
+    /// have stopped every step: it was removed from the pool.
+    Dropped {
+        /// The removed pool cable.
+        handle: CableHandle,
+        /// Why.
+        error: CableError,
+    },
+    /// The entity's pool collider was removed behind the plugin's back
+    /// (through [`CableSimulation::pool_mut`]): it was added again from its
+    /// [`CableCollider`] (see its new [`CableColliderBody`]).
+    ColliderLost {
+        /// The collider entity.
+        entity: Entity,
+        /// The removed pool collider.
+        handle: ColliderHandle,
+    },
+}
+
+/// Logs what the plugin refused or repaired on its own.
+pub(crate) fn log_error(message: &str) {
+    eprintln!("{message}");
+}

@@ -1,0 +1,300 @@
+//! The `FixedUpdate` systems: sync, step, write-back.
+
+use bevy_ecs::prelude::*;
+use bevy_time::{Fixed, Time};
+use bevy_transform::components::GlobalTransform;
+use cable_core::{CableError, CableHandle, End, ParticlePool};
+
+use crate::components::{
+    Cable, CableAnchor, CableAttachments, CableBody, CableCollider, CableColliderBody,
+    CableParticles, CableRejected,
+};
+use crate::convert::cable_glam;
+use crate::convert::{to_bevy, to_cable, to_cable_quat};
+use crate::simulation::{CableNotice, CableSimulation, log_error};
+
+type NewCables<'w, 's> =
+    Query<'w, 's, (Entity, &'static Cable), (Without<CableBody>, Without<CableRejected>)>;
+
+/// Entities holding what the plugin gives a [`Cable`] after the `Cable`
+/// was removed.
+type Orphans<'w, 's> = Query<
+    'w,
+    's,
+    Entity,
+    (
+        Or<(With<CableBody>, With<CableRejected>, With<CableParticles>)>,
+        Without<Cable>,
+    ),
+>;
+
+/// The substep first (from the fixed timestep); new cables into the pool,
+/// checked against it; cables of despawned entities out of it; cables
+/// removed from the pool behind the plugin's back rebuilt.
+pub(crate) fn sync_cables(
+    mut commands: Commands,
+    mut sim: ResMut<CableSimulation>,
+    time: Option<Res<Time<Fixed>>>,
+    new: NewCables,
+    bodies: Query<(&CableBody, &Cable)>,
+    orphans: Orphans,
+    mut notices: MessageWriter<CableNotice>,
+) {
+    let sim = &mut *sim;
+    // An entity that lost its `Cable` loses what the plugin gave it, so
+    // that nothing stale stays (its pool cable goes just below).
+    for entity in &orphans {
+        commands
+            .entity(entity)
+            .try_remove::<(CableBody, CableRejected, CableParticles)>();
+    }
+    // The substep the next step runs: cables are checked against it.
+    let substep = time.and_then(|t| sim.sync_substep(t.timestep().as_secs_f32()));
+    // Gone: the entity was despawned, or lost its `Cable` or `CableBody`.
+    // Lost: the entity is whole but its pool cable was removed through
+    // `pool_mut` (or the pool replaced).
+    let pool = &mut sim.pool;
+    let targets = &mut sim.targets;
+    let lost = &mut sim.lost;
+    lost.clear();
+    sim.cables.retain(|entity, handle| {
+        let owned = bodies.get(*entity).is_ok_and(|(b, _)| b.handle == *handle);
+        let live = pool.contains(*handle);
+        if !(owned && live) {
+            // A no-op when the cable is already gone.
+            let _ = pool.remove_cable(*handle);
+            targets.remove(&(*handle, End::Start));
+            targets.remove(&(*handle, End::End));
+            if owned {
+                lost.push((*entity, *handle));
+            }
+        }
+        owned && live
+    });
+    for i in 0..sim.lost.len() {
+        let (entity, handle) = sim.lost[i];
+        log_error(&format!(
+            "cable-bevy: the pool cable {handle:?} of {entity} was removed behind \
+             the plugin's back; rebuilding it from its Cable"
+        ));
+        notices.write(CableNotice::Lost { entity, handle });
+        let Ok(mut e) = commands.get_entity(entity) else {
+            continue;
+        };
+        // Without a body the entity is new again: rebuilt below, or at the
+        // next sync when the substep is not known yet.
+        e.try_remove::<CableBody>();
+        if let (Some(h), Ok((_, cable))) = (substep, bodies.get(entity)) {
+            let added = spawn_cable(&mut sim.pool, cable, h);
+            settle(&mut commands, sim, &mut notices, entity, added);
+        }
+    }
+    let Some(h) = substep else {
+        // No substep to check against: new cables wait.
+        return;
+    };
+    for (entity, cable) in &new {
+        let added = spawn_cable(&mut sim.pool, cable, h);
+        settle(&mut commands, sim, &mut notices, entity, added);
+    }
+}
+
+/// Adds a cable checked for substep `h`: a cable whose compliances
+/// overflow at it would make every step refuse, so it is refused here,
+/// once, instead.
+fn spawn_cable(pool: &mut ParticlePool, cable: &Cable, h: f32) -> Result<CableHandle, CableError> {
+    cable
+        .desc
+        .validate_for_substep(h)
+        .and_then(|()| add_cable(pool, cable))
+}
+
+/// Gives `entity` the outcome of [`spawn_cable`]: a [`CableBody`], or a
+/// [`CableRejected`] with the reason, logged and sent as a notice.
+fn settle(
+    commands: &mut Commands,
+    sim: &mut CableSimulation,
+    notices: &mut MessageWriter<CableNotice>,
+    entity: Entity,
+    added: Result<CableHandle, CableError>,
+) {
+    match added {
+        Ok(handle) => {
+            sim.cables.insert(entity, handle);
+            if let Ok(mut e) = commands.get_entity(entity) {
+                e.try_insert(CableBody { handle });
+            }
+        }
+        Err(error) => {
+            log_error(&format!("cable-bevy: cable {entity} refused: {error}"));
+            if let Ok(mut e) = commands.get_entity(entity) {
+                e.try_insert((CableRejected(error.clone()), CableParticles::default()));
+            }
+            notices.write(CableNotice::Rejected { entity, error });
+        }
+    }
+}
+
+fn add_cable(pool: &mut ParticlePool, cable: &Cable) -> Result<CableHandle, CableError> {
+    let handle = pool.add_cable(&cable.desc)?;
+    for &(index, kg) in &cable.masses {
+        let inv = if kg > 0.0 && kg.is_finite() {
+            1.0 / kg
+        } else {
+            f32::NAN // refused below with the field named
+        };
+        if let Err(e) = pool.set_inv_mass(handle, index, inv) {
+            let _ = pool.remove_cable(handle);
+            return Err(e);
+        }
+    }
+    Ok(handle)
+}
+
+/// Colliders: new ones added, all posed from their transforms, gone ones removed.
+pub(crate) fn sync_colliders(
+    mut commands: Commands,
+    mut sim: ResMut<CableSimulation>,
+    colliders: Query<(
+        Entity,
+        &CableCollider,
+        Option<&CableColliderBody>,
+        Option<&GlobalTransform>,
+    )>,
+    mut notices: MessageWriter<CableNotice>,
+) {
+    let sim = &mut *sim;
+    let set = sim.pool.colliders_mut();
+    // Gone: the entity was despawned or lost its `CableCollider`.
+    sim.colliders.retain(|entity, handle| {
+        let alive = colliders.contains(*entity);
+        if !alive {
+            let _ = set.remove(*handle);
+        }
+        alive
+    });
+    for (entity, collider, body, transform) in &colliders {
+        let handle = match sim.colliders.get(&entity) {
+            Some(h) if set.contains(*h) => *h,
+            old => {
+                if let Some(&lost) = old {
+                    // Removed behind the plugin's back: added again.
+                    log_error(&format!(
+                        "cable-bevy: the pool collider {lost:?} of {entity} was removed \
+                         behind the plugin's back; adding it again"
+                    ));
+                    notices.write(CableNotice::ColliderLost {
+                        entity,
+                        handle: lost,
+                    });
+                }
+                let handle = set.add(collider.0);
+                sim.colliders.insert(entity, handle);
+                handle
+            }
+        };
+        if body.is_none_or(|b| b.handle != handle) {
+            commands
+                .entity(entity)
+                .try_insert(CableColliderBody { handle });
+        }
+        if let Some(t) = transform {
+            let (_, rotation, translation) = t.to_scale_rotation_translation();
+            // A pose out of range (a NaN transform) keeps the last good one.
+            let _ = set.set_pose(handle, to_cable(translation), to_cable_quat(rotation));
+        }
+    }
+}
+
+/// Resolves the attachments and runs the solver for one fixed timestep.
+pub(crate) fn step(
+    mut commands: Commands,
+    mut sim: ResMut<CableSimulation>,
+    time: Option<Res<Time<Fixed>>>,
+    cables: Query<(&CableBody, &CableAttachments)>,
+    transforms: Query<&GlobalTransform>,
+    mut notices: MessageWriter<CableNotice>,
+) {
+    let sim = &mut *sim;
+    let Some(time) = time else { return };
+    let dt = time.timestep().as_secs_f32();
+    let Some(h) = sim.sync_substep(dt) else {
+        return;
+    };
+    sim.moves.clear();
+    for (body, attachments) in &cables {
+        for (end, anchor) in [(End::Start, attachments.start), (End::End, attachments.end)] {
+            let target = match anchor {
+                CableAnchor::Free => None,
+                CableAnchor::Point(p) => Some(p),
+                CableAnchor::Entity { entity, offset } => transforms
+                    .get(entity)
+                    .ok()
+                    .map(|t| t.translation() + t.rotation() * offset),
+            };
+            match target.map(to_cable) {
+                Some(to) => {
+                    let from = sim.targets.insert((body.handle, end), to).unwrap_or(to);
+                    sim.moves.push((body.handle, end, from, to));
+                }
+                None => {
+                    if sim.targets.remove(&(body.handle, end)).is_some()
+                        || sim
+                            .pool
+                            .attachment(body.handle, end)
+                            .ok()
+                            .flatten()
+                            .is_some()
+                    {
+                        let _ = sim.pool.set_attachment(body.handle, end, None);
+                    }
+                }
+            }
+        }
+    }
+    let result = match advance(sim, dt) {
+        // Refused before any substep ran (the pool and the accumulator are
+        // untouched) because some cable no longer fits the substep: take
+        // those out, alone, and run the step for the others.
+        Err(_) if sim.stepper.validate_pool(&sim.pool).is_err() => {
+            sim.drop_refused(h, &mut commands, &mut notices);
+            advance(sim, dt)
+        }
+        other => other,
+    };
+    match result {
+        Ok(_) => sim.last_error = None,
+        Err(e) => sim.log_once(format!("cable-bevy: step refused: {e}")),
+    }
+}
+
+/// Runs the solver for one fixed timestep of `dt` seconds, the attached
+/// ends moved across its substeps.
+fn advance(sim: &mut CableSimulation, dt: f32) -> Result<u32, CableError> {
+    let moves = &sim.moves;
+    sim.stepper.advance_with(&mut sim.pool, dt, |pool, k, n| {
+        let t = (k + 1) as f32 / n as f32;
+        for &(handle, end, from, to) in moves {
+            // A target beyond the pool's coordinate range (or of a cable
+            // just taken out) is refused: the end keeps its previous target.
+            let _ = pool.set_attachment(handle, end, Some(from.lerp(to, t)));
+        }
+    })
+}
+
+/// Positions into [`CableParticles`], each cable read where the layout
+/// keeps it (`ParticlePool::copy_positions`, through a buffer kept
+/// between frames).
+pub(crate) fn write_back(
+    sim: Res<CableSimulation>,
+    mut cables: Query<(&CableBody, &mut CableParticles)>,
+    mut buf: Local<Vec<cable_glam::Vec3>>,
+) {
+    for (body, mut particles) in &mut cables {
+        if sim.pool.copy_positions(body.handle, &mut buf).is_ok() {
+            let out = &mut particles.positions;
+            out.clear();
+            out.extend(buf.iter().map(|v| to_bevy(*v)));
+        }
+    }
+}
