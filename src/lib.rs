@@ -8,8 +8,7 @@
 //! results bitwise identical whatever the thread count, layout or SIMD path.
 //!
 //! ```
-//! use cable::{CableDesc, ParticlePool, SolverParams, Stepper};
-//! use glam::Vec3;
+//! use cable::prelude::*;
 //!
 //! let mut pool = ParticlePool::new();
 //! let rope = pool.add_cable(&CableDesc::line(Vec3::ZERO, Vec3::new(10.0, 0.0, 0.0), 12.0, 32)?)?;
@@ -28,10 +27,21 @@
 //! - [`systems`] (`cable-systems`): the [`Stepper`] and its [`SolverParams`],
 //!   the layouts, meshes, sockets, snapshots, queries, save and restore, the
 //!   hecs layer, profiler spans (feature `tracing`);
-//! - [`debug`]: ASCII and SVG views of a pool;
+//! - `debug` (feature `debug`, on by default): ASCII and SVG views of a pool;
 //! - [`scene`]: the JSON scene files of the `cable` command line ([`Scene`]);
 //! - [`workload`]: the synthetic workloads of `cable bench` and the benches;
-//! - [`glam`]: the vector types of the API.
+//! - [`glam`]: the vector types of the API;
+//! - [`prelude`]: what almost every user names, in one `use`.
+//!
+//! # Features
+//!
+//! | feature | default | what it adds |
+//! | --- | --- | --- |
+//! | `hecs` | on | the hecs ECS layer, `systems::ecs` |
+//! | `save` | on | bitwise save and restore, `systems::save` |
+//! | `debug` | on | ASCII and SVG views, `debug` |
+//! | `tracing` | off | profiler spans around each stage of a frame |
+//! | `internals` | off | the solver kernel and `simd::force` as public API, for benchmarks (not semver-stable) |
 //!
 //! The README and the guide in the repository's `docs/guide/` explain each
 //! feature, what it is checked against and what it costs.
@@ -44,12 +54,38 @@ mod scene_values;
 pub mod workload;
 
 pub use cable_core as core;
+#[cfg(feature = "debug")]
 pub use cable_debug as debug;
 pub use cable_systems as systems;
 
 pub use cable_core::{CableDesc, CableError, CableHandle, CableParams, End, ParticlePool};
 pub use cable_systems::{SolverParams, Stepper};
 pub use glam;
+
+/// What almost every user of `cable` names: the pool and its cables, the
+/// colliders, the stepper and its parameters, the layouts, scenes and
+/// glam's vector types.
+///
+/// ```
+/// use cable::prelude::*;
+///
+/// let mut pool = ParticlePool::new();
+/// let rope = pool.add_cable(&CableDesc::line(Vec3::ZERO, Vec3::X * 2.0, 2.0, 8)?)?;
+/// pool.colliders_mut().add(Collider::sphere(Vec3::new(1.0, -1.0, 0.0), 0.5)?);
+/// let mut stepper = Stepper::with_layout(SolverParams::default(), Layout::Soa)?;
+/// stepper.advance(&mut pool, 1.0 / 60.0)?;
+/// assert_eq!(pool.positions(rope)?.len(), 9);
+/// # Ok::<(), CableError>(())
+/// ```
+pub mod prelude {
+    pub use crate::scene::{Scene, SceneError};
+    pub use cable_core::{
+        CableDesc, CableError, CableHandle, CableParams, Collider, ColliderHandle, End,
+        ParticlePool,
+    };
+    pub use cable_systems::{Layout, Solver, SolverParams, Stages, Stepper};
+    pub use glam::{Quat, Vec3};
+}
 pub use scene::{Scene, SceneError};
 
 // The README and the guide's chapters are compiled and run as doctests.

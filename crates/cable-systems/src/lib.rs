@@ -2,39 +2,35 @@
 //! [`cable_core::ParticlePool`], parallel over cables with rayon and
 //! bitwise deterministic whatever the thread count.
 //!
-//! # Rooms
+//! # What an engine uses
 //!
-//! - [`kernel`]: the one solver kernel — the substep written once, generic
-//!   over the lane type ([`kernel::lane`]: one cable in `f32`, many in
-//!   SIMD lanes) and the storage ([`kernel::Store`]); the distance
-//!   constraints, rods, the contact passes ([`kernel::contact`]) and the
-//!   narrow phase ([`kernel::narrow`]); [`Stages`] says which of them run;
-//! - [`layout`]: the particle layouts the stepper runs the kernel in
-//!   ([`Layout`]: [`layout::aos`], [`layout::soa`], [`layout::lanes`]), all
-//!   bitwise identical, and the per-frame controls around them (sleep,
-//!   tearing, winches);
-//! - [`simd`]: the instruction set the wide kernel runs on, picked at run
-//!   time (a leaf: the kernel's lane types and the `Lanes8` layout use it);
-//! - [`step`]: the fixed-substep [`Stepper`] (time accumulator);
-//! - [`attach`], [`integrate`], [`constraints`]: the kernel's stages as
-//!   plain functions over the pool;
-//! - `ecs` (feature `hecs`, on by default): cables, attachments and targets as hecs entities;
+//! - [`Stepper`] (in [`step`]): the fixed-substep accumulator that runs the
+//!   solver over a pool, in the [`Layout`] you choose ([`layout`]: all
+//!   bitwise identical), with [`SolverParams`] ([`params`]);
 //! - [`mesh`]: tube and ribbon meshes of every cable, in parallel, into
 //!   reused GPU-ready buffers; [`frame`]: the parallel-transport frames they
-//!   use; [`socket`]: transforms on a cable; [`snapshot`]: lock-free render hand-off;
-//! - `save` (feature `serde`, on by default): save and restore the pool and
-//!   the stepper, bitwise.
+//!   use; [`socket`]: transforms on a cable; [`snapshot`]: lock-free render
+//!   hand-off;
 //! - [`query`]: ray casts and closest points against the cables' tubes;
 //! - [`tension`]: segment tension and breaking;
-//! - [`trace`]: profiler spans (feature `tracing`).
+//! - `ecs` (feature `hecs`, on by default): cables, attachments and targets
+//!   as hecs entities;
+//! - `save` (feature `serde`, on by default): save and restore the pool and
+//!   the stepper, bitwise;
+//! - [`simd`]: which instruction set the wide kernel runs on (picked at run
+//!   time); [`trace`]: profiler spans (feature `tracing`).
 //!
-//! # Dependency direction
+//! # Inside
 //!
-//! One way, file by file: `step` → `layout` → `kernel` → `simd`; the
-//! kernel never imports a layout, the stepper or the ECS (which is why
-//! [`Stages`] lives in the kernel). `ecs` → `step`, `save`; `mesh`,
-//! `socket` → `frame`. No two files of the crate import each other,
-//! directly or through others.
+//! The solver kernel (`kernel`: the substep written once, generic over the
+//! lane type and the storage; constraints, rods, contact, narrow phase) and
+//! the layouts' storage (`layout::aos`, `layout::soa`, `layout::lanes`) are
+//! internal; the `internals` feature makes them public for benchmarks that
+//! time one stage. Dependencies go one way, file by file: `step` →
+//! `layout` → `kernel` → `simd`; the kernel never imports a layout, the
+//! stepper or the ECS (which is why [`Stages`] lives in the kernel). The
+//! repository's `docs/ARCHITECTURE.md` walks through the rooms, one frame's
+//! data flow and how to add a constraint.
 //!
 //! # Example
 //! ```
@@ -52,13 +48,15 @@
 #![warn(clippy::unwrap_used)]
 #![cfg_attr(test, allow(clippy::unwrap_used))]
 
-pub mod attach;
-pub mod constraints;
 #[cfg(feature = "hecs")]
 pub mod ecs;
 pub mod frame;
-pub mod integrate;
+// The solver kernel: public only with the `internals` feature (for the
+// benchmarks that time one stage), else internal.
+#[cfg(feature = "internals")]
 pub mod kernel;
+#[cfg(not(feature = "internals"))]
+pub(crate) mod kernel;
 pub mod layout;
 pub mod mesh;
 pub mod params;

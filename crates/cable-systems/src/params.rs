@@ -145,14 +145,6 @@ impl SolverParams {
         }
         Ok(())
     }
-
-    /// The Verlet velocity factor of one substep, `max(0, 1 - damping·h)`;
-    /// exactly 1 when `damping` is 0.
-    #[inline]
-    #[must_use]
-    pub fn velocity_keep(&self) -> f32 {
-        (1.0 - self.damping * self.substep).max(0.0)
-    }
 }
 
 fn out_of_range(field: &'static str, expected: &'static str, value: f32) -> CableError {

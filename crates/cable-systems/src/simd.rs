@@ -1,13 +1,13 @@
 //! Run-time choice of the SIMD instructions the wide kernel is compiled
 //! for: the default build runs the best the CPU has, without RUSTFLAGS.
 //!
-//! The kernel's lane types ([`crate::kernel::lane::Fx`]) are plain arrays, so the
+//! The kernel's lane types (`kernel::lane::Fx`) are plain arrays, so the
 //! same source compiles to SSE2 (the x86-64 baseline) and, inside a
 //! function marked `#[target_feature(enable = ...)]`, to 256-bit AVX2 or
 //! to AVX-512 (F and VL) on the same lane types. All paths perform the
 //! same IEEE operations (no fused multiply-add: Rust never contracts a
 //! multiply and an add), so their results are bitwise equal; tests force
-//! each path with [`force`].
+//! each path with `force`.
 //!
 //! The AVX-512 path runs the same lane types: what the compiler gains is
 //! the instruction set's 32 vector registers (AVX2 has 16), mask
@@ -112,7 +112,7 @@ pub fn available() -> Vec<Simd> {
     Simd::ALL.into_iter().filter(|s| s.supported()).collect()
 }
 
-/// The instruction set the wide kernel uses now: the one [`force`]d, when
+/// The instruction set the wide kernel uses now: the one `force`d, when
 /// the CPU has it, else [`detected`].
 #[must_use]
 pub fn active() -> Simd {
@@ -130,18 +130,11 @@ pub fn active() -> Simd {
 }
 
 /// Forces an instruction set for the whole process (`None`: back to
-/// automatic), for tests and benchmarks that compare the paths. Forcing
-/// a path the CPU lacks falls back to [`detected`]. Results do not
-/// change, only speed.
-///
-/// # Example
-/// ```
-/// use cable_systems::simd::{self, Simd};
-/// simd::force(Some(Simd::Baseline));
-/// assert_eq!(simd::active(), Simd::Baseline);
-/// simd::force(None);
-/// assert_eq!(simd::active(), simd::detected());
-/// ```
+/// automatic), for tests and benchmarks that compare the paths (feature
+/// `internals`: a process-wide switch is no API for a game).
+/// `force(Some(Simd::Baseline))` makes [`active`] the baseline;
+/// `force(None)` makes it [`detected`] again.
+#[cfg(any(test, feature = "internals"))]
 pub fn force(simd: Option<Simd>) {
     let v = match simd {
         None => AUTO,
@@ -160,7 +153,7 @@ pub fn force(simd: Option<Simd>) {
 /// The wide kernel's lane loops are compiled for the path by inlining
 /// them into a `#[target_feature(enable = ...)]` function; the contact
 /// passes, too large to inline into every kernel, go through this door one
-/// pass at a time ([`crate::kernel::contact::Contacts`]).
+/// pass at a time (`kernel::contact::Contacts`).
 ///
 /// # Example
 /// ```
@@ -272,7 +265,7 @@ pub fn out_of_line<R>(f: impl FnOnce() -> R) -> R {
 /// level-2 cache, without waiting for it: a hint that reads nothing the
 /// program can see, changes nothing, and is dropped for an address that is
 /// not mapped. `lanes8` asks for the next bundle's rows while a bundle
-/// solves ([`crate::layout::lanes`]), so that a frame of one substep finds them in
+/// solves (`layout::lanes`), so that a frame of one substep finds them in
 /// cache instead of waiting on memory at each first touch.
 #[inline(always)]
 pub(crate) fn prefetch(addr: usize) {
@@ -304,7 +297,7 @@ pub(crate) static PREFETCHES: std::sync::atomic::AtomicU64 = std::sync::atomic::
 pub(crate) mod tests {
     use super::{RUNS, Simd, Wide, active, available, detected, force};
 
-    /// Held by the tests that [`force`] a path: the choice is the whole
+    /// Held by the tests that `force` a path: the choice is the whole
     /// process's, and a test reading it back must not see another's.
     pub(crate) static FORCING: std::sync::Mutex<()> = std::sync::Mutex::new(());
 

@@ -1,6 +1,6 @@
 //! The stepper: the frame accumulator around the one kernel.
 //!
-//! The order of a substep is written once, on [`crate::kernel::substep`];
+//! The order of a substep is written once, on `kernel::substep`;
 //! every layout runs it.
 
 use cable_core::{CableError, CableHandle, CableMut, ParticlePool};
@@ -11,7 +11,7 @@ use crate::params::SolverParams;
 use crate::trace::span;
 
 /// Runs one substep on one cable in the pool's columns (the one-lane
-/// kernel, [`crate::kernel::substep`]). The pool's colliders must have been
+/// kernel, `kernel::substep`). The pool's colliders must have been
 /// prepared for this substep ([`cable_core::ColliderSet::prepare`]), as
 /// [`substep`] does.
 #[inline]

@@ -664,14 +664,6 @@ pub struct Bounds<L> {
 }
 
 impl<L: Lane> Bounds<L> {
-    /// Empty bounds (min +∞, max −∞).
-    #[inline(always)]
-    pub fn empty() -> Self {
-        Self {
-            min: V3::splat(Vec3::INFINITY),
-            max: V3::splat(Vec3::NEG_INFINITY),
-        }
-    }
     /// The bounds of two points.
     #[inline(always)]
     pub fn of(a: V3<L>, b: V3<L>) -> Self {
@@ -721,18 +713,6 @@ impl<L: Lane> Bounds<L> {
     pub fn lane(&self, i: usize) -> cable_core::Aabb {
         cable_core::Aabb::new(self.min.lane(i), self.max.lane(i))
     }
-    /// Centre.
-    #[inline(always)]
-    pub fn center(&self) -> V3<L> {
-        (self.min + self.max).scale(L::splat(0.5))
-    }
-}
-
-/// Lanes where the constant box `b` contains `p`.
-#[inline(always)]
-pub fn box_contains<L: Lane>(b: &cable_core::Aabb, p: V3<L>) -> L::M {
-    let (lo, hi) = (V3::<L>::splat(b.min), V3::<L>::splat(b.max));
-    lo.x.le(p.x) & p.x.le(hi.x) & lo.y.le(p.y) & p.y.le(hi.y) & lo.z.le(p.z) & p.z.le(hi.z)
 }
 
 #[cfg(test)]

@@ -46,7 +46,6 @@ mod substep;
 #[cfg(test)]
 mod tests;
 
-pub use distance::{project_rigid, project_soft};
 pub use stages::Stages;
 pub use store::{Block, Rigid, Soft, Store, span_linked, span_rest};
-pub use substep::{Scratch, Shared, advance_cable, advance_cable_with, attach, integrate, substep};
+pub use substep::{Scratch, Shared, advance_cable, advance_cable_with, substep};

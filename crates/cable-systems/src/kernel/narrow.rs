@@ -611,7 +611,7 @@ fn ray_box<L: Lane>(o: V3<L>, d: V3<L>, h: V3<L>) -> (L::M, L) {
     (ok & t0.le(t1), t0)
 }
 
-/// [`point_contact_l`] for one point.
+/// [`point_contact_l`] for one point (feature `internals`).
 ///
 /// # Example
 /// ```
@@ -623,6 +623,7 @@ fn ray_box<L: Lane>(o: V3<L>, d: V3<L>, h: V3<L>) -> (L::M, L) {
 /// let (phi, n) = point_contact(&s, Vec3::new(0.0, 3.0, 0.0));
 /// assert_eq!((phi, n), (2.0, Vec3::Y));
 /// ```
+#[cfg(any(test, feature = "internals"))]
 #[must_use]
 pub fn point_contact(shape: &WorldShape, p: Vec3) -> (f32, Vec3) {
     let (phi, n) = point_contact_l::<f32>(shape, p.into());
@@ -630,6 +631,7 @@ pub fn point_contact(shape: &WorldShape, p: Vec3) -> (f32, Vec3) {
 }
 
 /// [`segment_contact_l`] for one segment.
+#[cfg(any(test, feature = "internals"))]
 #[must_use]
 pub fn segment_contact(shape: &WorldShape, a: Vec3, b: Vec3) -> (f32, f32, Vec3) {
     let (t, phi, n) = segment_contact_l::<f32>(shape, a.into(), b.into());
@@ -637,6 +639,7 @@ pub fn segment_contact(shape: &WorldShape, a: Vec3, b: Vec3) -> (f32, f32, Vec3)
 }
 
 /// [`sweep_point_l`] for one point: the hit time, or `None`.
+#[cfg(any(test, feature = "internals"))]
 #[must_use]
 pub fn sweep_point(shape: &WorldShape, from: Vec3, to: Vec3, radius: f32) -> Option<f32> {
     let (hit, t) = sweep_point_l::<f32>(shape, from.into(), to.into(), radius);

@@ -229,8 +229,8 @@ impl<L: Lane> Block<L> {
         self.curv |= cable.bend_stiffness > 0.0 && rows >= 3;
         self.track |= cable.break_tension.is_some();
         let damping = cable.damping.unwrap_or(params.damping);
-        // `SolverParams::velocity_keep`'s arithmetic, so a cable without a
-        // damping of its own gets the solver's factor bit for bit.
+        // The Verlet velocity factor of one substep, max(0, 1 − damping·h):
+        // exactly 1 without damping, so UE's integration bit for bit.
         self.keep.set_lane(l, (1.0 - damping * h).max(0.0));
         let mu = cable.friction.unwrap_or(params.friction);
         self.mu.set_lane(l, mu);

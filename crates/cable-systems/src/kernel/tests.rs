@@ -281,7 +281,7 @@ fn every_solver_calls_the_hook_once_per_distance_projection() {
 }
 
 /// The reference: the masks on each end's displacement (the textbook
-/// form that [`super::project_rigid`] replaces with one masked factor).
+/// form that [`super::distance::project_rigid`] replaces with one masked factor).
 fn project_rigid_masked(a: &mut V3<f32>, b: &mut V3<f32>, c: &Rigid<f32>) {
     let d = *b - *a;
     let len = d.length();
@@ -293,7 +293,7 @@ fn project_rigid_masked(a: &mut V3<f32>, b: &mut V3<f32>, c: &Rigid<f32>) {
 }
 
 proptest::proptest! {
-    /// [`super::project_rigid`], its mask on `err` alone, gives every
+    /// [`super::distance::project_rigid`], its mask on `err` alone, gives every
     /// value the masked displacements give: bit for bit but for the
     /// sign of a zero, over pinned ends (weight 0), torn segments,
     /// segments shorter than [`MIN_SEGMENT_LENGTH`] and
@@ -321,7 +321,7 @@ proptest::proptest! {
         let c = Rigid::new(wa, wb, rest, linked);
         let (mut a2, mut b2) = (a, b);
         project_rigid_masked(&mut a2, &mut b2, &c);
-        super::project_rigid(&mut a, &mut b, &c);
+        super::distance::project_rigid(&mut a, &mut b, &c);
         for (got, want) in [a.x, a.y, a.z, b.x, b.y, b.z]
             .into_iter()
             .zip([a2.x, a2.y, a2.z, b2.x, b2.y, b2.z])
@@ -333,7 +333,7 @@ proptest::proptest! {
         }
     }
 
-    /// [`super::project_soft`] against the textbook XPBD step in
+    /// [`super::distance::project_soft`] against the textbook XPBD step in
     /// `f64` (`Δλ = (−C − α̃λ)/(wa + wb + α̃)`, ends moved along the
     /// unit vector): the multiplier and both ends to a few `f32`
     /// roundings of the scene's scale, and exactly unchanged (but for
@@ -356,7 +356,7 @@ proptest::proptest! {
         let b = a + V3::new(step[0], step[1], step[2]).scale(scale);
         let c = Soft::new(wa, wb, rest, alpha_t);
         let (mut a1, mut b1, mut l1) = (a, b, lambda0);
-        super::project_soft(&mut a1, &mut b1, &c, alpha_t, &mut l1);
+        super::distance::project_soft(&mut a1, &mut b1, &c, alpha_t, &mut l1);
 
         let f = |v: V3<f32>| [f64::from(v.x), f64::from(v.y), f64::from(v.z)];
         let (pa, pb) = (f(a), f(b));

@@ -208,14 +208,6 @@ pub struct AosWorld {
     synced_attach: u64,
 }
 
-impl AosWorld {
-    /// The cable objects as of the last [`advance`], in pool order.
-    #[must_use]
-    pub fn cables(&self) -> &[AosCable] {
-        &self.cables
-    }
-}
-
 /// Runs `n` substeps of every cable in the `Aos` layout: copies the pool
 /// into cable objects (when it changed since the last call), steps them one
 /// after another on this thread, and copies the positions back.

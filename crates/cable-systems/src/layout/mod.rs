@@ -7,7 +7,7 @@
 //! | [`Layout::Soa`] | the pool's structure-of-arrays columns, in place | all, over cables | one lane |
 //! | [`Layout::Lanes8`] | lane groups of 8 equal-length cables, up to 4 groups per block | all, over blocks (each copied back by the task that solved it) beside the one-lane leftovers | 8 to 32 lanes, SIMD chosen at run time |
 //!
-//! Every layout runs the same kernel ([`crate::kernel::substep`]): the
+//! Every layout runs the same kernel (`kernel::substep`): the
 //! layouts differ only in storage and lane width, and give bitwise
 //! identical positions whatever the thread count and SIMD path
 //! (tests/layouts.rs checks it on random scenes with colliders). The pool
@@ -19,18 +19,18 @@
 //! pass: each lane block is copied back by the task that ran its substeps,
 //! while its rows are in cache, through per-cable views of the pool split
 //! once per frame ([`cable_core::Columns::into_cables`]); the cables left
-//! to the one-lane kernel run in the same pass (see [`crate::layout::lanes`]).
+//! to the one-lane kernel run in the same pass (see `layout::lanes`).
 //!
 //! # Files
 //!
 //! - this file: the [`Layout`] enum and its dispatch (`LayoutState::run`);
 //! - `controls.rs`: what runs around the substeps each frame — waking and
 //!   sleeping, tearing overloaded segments, turning winches, preparing
-//!   colliders ([`LayoutState::advance`]);
-//! - [`aos`], [`soa`], [`lanes`]: the three layouts, each a [`crate::kernel::Store`]
+//!   colliders (`LayoutState::advance`);
+//! - `aos`, `soa`, `lanes`: the three layouts, each a `kernel::Store`
 //!   over its own memory.
 //!
-//! The layouts import the kernel ([`crate::kernel`]); the kernel never
+//! The layouts import the kernel (`kernel`); the kernel never
 //! imports them. The SIMD dispatch ([`crate::simd`]) is a leaf at the crate
 //! root rather than a layout file, because the kernel's lane types use it
 //! too.
@@ -67,10 +67,19 @@ use cable_core::{CableError, CableHandle, ParticlePool};
 use crate::kernel::Stages;
 use crate::params::SolverParams;
 
+#[cfg(feature = "internals")]
 pub mod aos;
+#[cfg(not(feature = "internals"))]
+pub(crate) mod aos;
 mod controls;
+#[cfg(feature = "internals")]
 pub mod lanes;
+#[cfg(not(feature = "internals"))]
+pub(crate) mod lanes;
+#[cfg(feature = "internals")]
 pub mod soa;
+#[cfg(not(feature = "internals"))]
+pub(crate) mod soa;
 
 use aos::AosWorld;
 use lanes::LanesWorld;

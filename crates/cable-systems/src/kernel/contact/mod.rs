@@ -182,13 +182,6 @@ pub struct Contacts<L: Lane> {
 }
 
 impl<L: Lane> Contacts<L> {
-    /// True when no collider is near the block this substep.
-    #[inline]
-    #[must_use]
-    pub fn is_empty(&self) -> bool {
-        self.cands.is_empty()
-    }
-
     /// Broad phase and continuous collision for one block, right after it
     /// was integrated (positions predicted, previous positions the start of
     /// the substep). Returns true when some collider is a candidate.

@@ -77,6 +77,8 @@ mod tests;
 mod views;
 mod world;
 
+// Named by the docs above; public API only with the `internals` feature.
+#[cfg_attr(not(feature = "internals"), allow(unused_imports))]
 pub use plan::{GROUPS_IN_FLIGHT, LANES, MIN_GROUP_FILL};
 pub(crate) use views::{ViewBuf, recycle};
 pub use world::{LanesWorld, advance};
