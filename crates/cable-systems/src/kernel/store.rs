@@ -207,6 +207,37 @@ impl<L: Lane> Default for Block<L> {
 }
 
 impl<L: Lane> Block<L> {
+    /// True when the block's constraints are distance constraints alone
+    /// (rigid or compliant, with or without tethers), so that
+    /// [`crate::kernel::substep`] may run its iterations as one wavefront.
+    ///
+    /// Every field is named on purpose, with no `..`: a field added to
+    /// `Block` (a new constraint's flag) does not compile until its author
+    /// says here whether it keeps the wavefront, which otherwise would
+    /// silently skip the new constraint for plain cables.
+    #[inline]
+    #[must_use]
+    pub fn distance_only(&self) -> bool {
+        let Self {
+            dacc: _,
+            alpha_t: _,
+            attach_m: _,
+            attach_t: _,
+            radius: _,
+            live: _,
+            stiff,
+            soft: _,
+            tether: _,
+            curv,
+            track: _,
+            keep: _,
+            mu: _,
+            friction: _,
+            iterations: _,
+        } = self;
+        !(*stiff || *curv)
+    }
+
     /// Sets lane `l` from one cable's parameters (`rows` particles).
     pub fn set_lane(
         &mut self,

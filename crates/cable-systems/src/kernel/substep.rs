@@ -40,6 +40,25 @@ pub struct Shared<'a> {
 }
 
 impl<'a> Shared<'a> {
+    /// True when these settings allow [`substep`]'s wavefront path (its
+    /// blocks must also be [`Block::distance_only`]). Every field is named,
+    /// as there: a new setting does not compile until its author says
+    /// whether the wavefront runs it.
+    #[inline]
+    #[must_use]
+    pub fn allows_wavefront(&self) -> bool {
+        let Self {
+            colliders: _,
+            stages,
+            direct,
+            track: _,
+            h2: _,
+            wide: _,
+            wavefront,
+        } = self;
+        *wavefront && stages.constraints && !*direct
+    }
+
     /// The shared values of `params` and `colliders`.
     #[must_use]
     pub fn new(params: &SolverParams, colliders: &'a ColliderSet, stages: Stages) -> Self {
@@ -117,9 +136,8 @@ pub fn substep<L: Lane, S: Store<L>>(
         s.reset_lambda_row();
     }
     let h2 = L::splat(sh.h2);
-    if sh.wavefront
-        && sh.stages.constraints
-        && !(b.stiff || b.curv || sh.direct)
+    if sh.allows_wavefront()
+        && b.distance_only()
         && (!touching || (scratch.contacts.planes_only() && s.rows() >= 2))
     {
         // Distance sweeps alone (rigid, their multipliers tracked or not,
