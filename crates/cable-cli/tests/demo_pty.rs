@@ -187,3 +187,28 @@ fn run_ascii_on_a_terminal_animates_and_restores_it() {
     assert!(p.screen().contents().contains("1 cables, 17 particles"));
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn bench_on_a_terminal_shows_its_progress_then_clears_it() {
+    let mut s = spawn(&[
+        "bench",
+        "--cables",
+        "64",
+        "--segments",
+        "16",
+        "--repeat",
+        "2",
+    ]);
+    let code = s.finish(Duration::from_secs(120));
+    assert_eq!(code, 0, "{}", String::from_utf8_lossy(&s.seen));
+    // Drawn while it ran: "<done>/<all> runs, <layout>".
+    assert!(
+        contains(&s.seen, b"/6 runs, "),
+        "no progress drawn: {}",
+        String::from_utf8_lossy(&s.seen)
+    );
+    // Cleared at the end: the table stays, the bar does not.
+    let screen = s.screen().screen().contents();
+    assert!(!screen.contains(" runs, "), "bar left on screen:\n{screen}");
+    assert!(screen.contains("lanes8"), "no table:\n{screen}");
+}

@@ -4,6 +4,7 @@
 use cable::workload::{BenchScene, Measurement, Workload};
 use cable_systems::Layout;
 use cable_systems::simd::Simd;
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 use super::args::BenchArgs;
 use super::error::CliError;
@@ -82,10 +83,21 @@ pub fn bench(a: &BenchArgs) -> Result<(), CliError> {
         Some(path) => Some(Staged::create("--svg", path)?),
         None => None,
     };
+    // Progress on standard error, drawn only when it is a terminal (so the
+    // table and the JSON on standard output stay clean): one tick per run.
+    let bar = ProgressBar::with_draw_target(
+        Some(layouts.len() as u64 * u64::from(repeat)),
+        ProgressDrawTarget::stderr(),
+    );
+    if let Ok(style) = ProgressStyle::with_template("{bar:30} {pos}/{len} runs, {msg} ({elapsed})")
+    {
+        bar.set_style(style);
+    }
     for &layout in &layouts {
         // The fastest of `repeat` runs: the least disturbed on a shared machine.
         let mut best: Option<Measurement> = None;
         for _ in 0..repeat {
+            bar.set_message(format!("{layout}"));
             // Caught (with --svg) so that its staged file is dropped.
             if super::signal::interrupted() {
                 return Err(CliError::Interrupted);
@@ -96,9 +108,11 @@ pub fn bench(a: &BenchArgs) -> Result<(), CliError> {
             if best.is_none_or(|b| m.seconds < b.seconds) {
                 best = Some(m);
             }
+            bar.inc(1);
         }
         results.extend(best);
     }
+    bar.finish_and_clear();
     print_table(&w, threads, repeat, &results);
     if let Some(mut staged) = chart {
         use std::io::Write;
