@@ -4,7 +4,7 @@
 use glam::Vec3;
 
 use super::columns::CableMut;
-use super::store::{CableRecord, ParticlePool, next_revision};
+use super::store::{CableRecord, ParticlePool};
 use crate::cable::{CableHandle, CableParams, check_bend_for_substep};
 
 impl ParticlePool {
@@ -34,7 +34,7 @@ impl ParticlePool {
     #[inline]
     #[must_use]
     pub fn revision(&self) -> u64 {
-        self.revision
+        self.revisions.any()
     }
 
     /// Changes whenever [`ParticlePool::set_attachment`] moves the target of
@@ -45,7 +45,7 @@ impl ParticlePool {
     #[inline]
     #[must_use]
     pub fn attachment_revision(&self) -> u64 {
-        self.attach_revision
+        self.revisions.targets_number()
     }
 
     /// Changes whenever a cable is added or a cable's parameters are
@@ -59,7 +59,7 @@ impl ParticlePool {
     #[inline]
     #[must_use]
     pub fn params_revision(&self) -> u64 {
-        self.params_revision
+        self.revisions.params_number()
     }
 
     /// Checks every live cable for a solver of substep `substep` seconds:
@@ -108,24 +108,21 @@ impl ParticlePool {
     /// Gives the pool a new revision and a new structure revision.
     #[inline]
     pub(super) fn touch(&mut self) {
-        self.revision = next_revision();
-        self.structure_revision = self.revision;
+        self.revisions.structure();
     }
 
     /// Gives the pool a new revision for an edit of record `i`'s particle
     /// state (positions, previous positions, carry) alone.
     #[inline]
     pub(super) fn touch_state(&mut self, i: usize) {
-        self.revision = next_revision();
-        self.cables[i].state_revision = self.revision;
+        self.revisions.state(&mut self.cables[i].revisions);
     }
 
     /// Gives the pool a new revision for a change of record `i`'s
     /// parameters or inverse masses alone.
     #[inline]
     pub(super) fn touch_constants(&mut self, i: usize) {
-        self.revision = next_revision();
-        self.cables[i].const_revision = self.revision;
+        self.revisions.constants(&mut self.cables[i].revisions);
     }
 
     /// Like [`ParticlePool::revision`], but unchanged by edits of single
@@ -161,7 +158,7 @@ impl ParticlePool {
     #[inline]
     #[must_use]
     pub fn structure_revision(&self) -> u64 {
-        self.structure_revision
+        self.revisions.structure_number()
     }
 
     /// Indices (as in [`ParticlePool::cable`]) of the cables whose particle
@@ -171,7 +168,7 @@ impl ParticlePool {
     /// `since`: a structural change can renumber cables, so a layout then
     /// re-copies everything instead. O(cables).
     pub fn state_edits_since(&self, since: u64) -> impl Iterator<Item = usize> + '_ {
-        self.edits_since(move |c| c.state_revision > since)
+        self.edits_since(move |c| c.revisions.state() > since)
     }
 
     /// Indices of the live cables whose record passes `edited`.
@@ -209,7 +206,7 @@ impl ParticlePool {
     /// # Ok::<(), cable_core::CableError>(())
     /// ```
     pub fn constant_edits_since(&self, since: u64) -> impl Iterator<Item = usize> + '_ {
-        self.edits_since(move |c| c.const_revision > since)
+        self.edits_since(move |c| c.revisions.constants() > since)
     }
 
     /// Like [`ParticlePool::par_for_each_cable`], and also passes each cable's

@@ -5,7 +5,7 @@ use glam::Vec3;
 use crate::cable::{CableHandle, End};
 use crate::error::{CableError, check_vec3};
 
-use super::store::{ParticlePool, end_offset, next_revision};
+use super::store::{ParticlePool, end_offset};
 
 impl ParticlePool {
     /// The attachment target of one end, if attached.
@@ -107,7 +107,7 @@ impl ParticlePool {
         }
         if moved {
             // Only targets moved: layouts refresh their targets, not their copies.
-            self.attach_revision = next_revision();
+            self.revisions.targets();
         }
         refused
     }
@@ -120,7 +120,7 @@ impl ParticlePool {
         }
         if self.cables[i].attach[end.slot()].is_some() && target.is_some() {
             // Only a target moves: layouts refresh their targets, not their copies.
-            self.attach_revision = next_revision();
+            self.revisions.targets();
         } else {
             self.touch();
         }

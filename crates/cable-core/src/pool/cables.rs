@@ -6,9 +6,10 @@ use glam::Vec3;
 use crate::cable::{CableDesc, CableHandle, End, bend_compliance};
 use crate::error::CableError;
 
+use super::revisions::CableRevisions;
 use super::store::{
     CableRecord, LiveHandles, MAX_REEL_LENGTH, NO_ANCHOR, ParticlePool, RowConst, SleepState, Slot,
-    discrete_curvature, end_offset, next_revision,
+    discrete_curvature, end_offset,
 };
 
 impl ParticlePool {
@@ -112,8 +113,7 @@ impl ParticlePool {
             mass_per_length: desc.mass_per_length,
             max_rest: 0.0,
             sleep: SleepState::default(),
-            state_revision: 0,
-            const_revision: 0,
+            revisions: CableRevisions::default(),
         };
         for (end, on) in [(End::Start, desc.attach_start), (End::End, desc.attach_end)] {
             if on {
@@ -125,7 +125,7 @@ impl ParticlePool {
         self.slots[handle.index as usize].record = Some(self.cables.len() as u32);
         self.sleepy += usize::from(record.sleepy());
         self.cables.push(record);
-        self.params_revision = next_revision();
+        self.revisions.params();
         self.refresh_rows(self.cables.len() - 1);
         self.debug_check();
         Ok(handle)

@@ -7,7 +7,7 @@ use glam::Vec3;
 use crate::cable::{CableHandle, CableParams, End};
 use crate::error::{CableError, check_finite};
 
-use super::store::{ParticlePool, RowConst, end_offset, next_revision};
+use super::store::{ParticlePool, RowConst, end_offset};
 
 impl ParticlePool {
     /// Current particle positions of a cable, without copying (UE's
@@ -292,7 +292,7 @@ impl ParticlePool {
         self.sleepy -= usize::from(self.cables[i].sleepy());
         self.cables[i].params = params;
         self.sleepy += usize::from(self.cables[i].sleepy());
-        self.params_revision = next_revision();
+        self.revisions.params();
         self.refresh_rows(i);
         Ok(())
     }

@@ -6,7 +6,8 @@
 //!
 //! | file | job |
 //! | --- | --- |
-//! | `store` | the struct, its records and constants, counts, revision numbers |
+//! | `store` | the struct, its records and constants, counts |
+//! | `revisions` | the revision numbers, private, changed only through named edits (a leaf) |
 //! | `cables` | adding, removing, finding cables; compaction |
 //! | `edit` | one cable's columns and parameters, read and edited |
 //! | `attach` | attached ends and their targets |
@@ -34,6 +35,7 @@ mod lent;
 mod matching;
 mod motion;
 mod reel;
+mod revisions;
 #[cfg(feature = "serde")]
 mod save;
 mod sleep;

@@ -5,7 +5,7 @@ use glam::Vec3;
 use crate::cable::CableHandle;
 use crate::error::{CableError, check_finite, check_vec3};
 
-use super::store::{ParticlePool, in_range, next_revision};
+use super::store::{ParticlePool, in_range};
 
 impl ParticlePool {
     /// Moves a whole cable rigidly by `offset` (positions and previous
@@ -62,7 +62,7 @@ impl ParticlePool {
         self.wake_record(i);
         if self.cables[i].attach.iter().any(Option::is_some) {
             // The targets move with the cable.
-            self.attach_revision = next_revision();
+            self.revisions.targets();
         }
         let st = self.state.get_mut();
         for p in st.pos[rows.clone()].iter_mut().chain(&mut st.prev[rows]) {

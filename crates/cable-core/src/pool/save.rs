@@ -18,7 +18,7 @@ use serde::ser::SerializeSeq;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 use super::check::bad;
-use super::store::next_revision;
+use super::revisions::Revisions;
 use super::store::{CableRecord, NO_ANCHOR, ParticlePool, RowConst, Slot};
 use crate::collider::ColliderSet;
 use crate::error::CableError;
@@ -174,10 +174,7 @@ impl ParticlePool {
             dead_records,
             budget: s.budget,
             colliders: s.colliders,
-            revision: next_revision(),
-            structure_revision: next_revision(),
-            attach_revision: next_revision(),
-            params_revision: next_revision(),
+            revisions: Revisions::fresh(),
             sleepy: 0,
             sleeping: 0,
         };

@@ -1,9 +1,10 @@
 //! The pool's data: the [`ParticlePool`] struct and its column and
 //! record types, with what every other part of the pool reads (counts,
-//! identity, revision numbers, the small helpers). A leaf of the pool: the
+//! identity, the small helpers). It imports only `revisions` (the
+//! revision numbers, changed through named edits alone) and `lent`; the
 //! files beside it add `impl ParticlePool` blocks, one job each.
 
-use std::sync::atomic::{AtomicU64, Ordering};
+use super::revisions::{CableRevisions, Revisions};
 
 use glam::Vec3;
 
@@ -82,15 +83,12 @@ pub(crate) struct CableRecord {
     pub(crate) max_rest: f32,
     /// Sleeping and visibility (see [`ParticlePool#sleeping-and-hidden-cables`]).
     pub(crate) sleep: SleepState,
-    /// The pool revision of the last edit of this cable's particle state
-    /// alone ([`ParticlePool::state_edits_since`]). Not saved: a restored
-    /// pool has fresh revisions.
+    /// The pool revisions of the last edits of this cable's particle state
+    /// alone ([`ParticlePool::state_edits_since`]) and of its parameters
+    /// or masses alone ([`ParticlePool::constant_edits_since`]). Not
+    /// saved: a restored pool has fresh revisions.
     #[cfg_attr(feature = "serde", serde(skip))]
-    pub(crate) state_revision: u64,
-    /// The pool revision of the last change of this cable's parameters or
-    /// masses alone ([`ParticlePool::constant_edits_since`]). Not saved.
-    #[cfg_attr(feature = "serde", serde(skip))]
-    pub(crate) const_revision: u64,
+    pub(crate) revisions: CableRevisions,
 }
 
 /// Whether a cable sleeps or is hidden, and how long it has been still.
@@ -254,17 +252,9 @@ pub struct ParticlePool {
     pub(super) budget: usize,
     // --- colliders (issue 3) ---
     pub(super) colliders: ColliderSet,
-    /// Changes with every mutable access (see [`ParticlePool::revision`]).
-    pub(super) revision: u64,
-    /// Changes with every mutable access but the edits of one cable's
-    /// particle state (see [`ParticlePool::structure_revision`]).
-    pub(super) structure_revision: u64,
-    /// Changes when an attached end's target moves (see
-    /// [`ParticlePool::attachment_revision`]).
-    pub(super) attach_revision: u64,
-    /// Changes when a cable is added or its parameters change (see
-    /// [`ParticlePool::params_revision`]).
-    pub(super) params_revision: u64,
+    /// The revision numbers (see [`ParticlePool::revision`] and its
+    /// relatives): changed only through their named edits.
+    pub(super) revisions: Revisions,
     /// Live cables whose parameters let them sleep.
     pub(super) sleepy: usize,
     /// Live cables asleep.
@@ -301,10 +291,7 @@ impl ParticlePool {
             dead_records: 0,
             budget: max_particles,
             colliders: ColliderSet::new(),
-            revision: next_revision(),
-            structure_revision: next_revision(),
-            attach_revision: next_revision(),
-            params_revision: next_revision(),
+            revisions: Revisions::fresh(),
             sleepy: 0,
             sleeping: 0,
         }
@@ -439,11 +426,3 @@ impl Iterator for LiveHandles<'_> {
 }
 
 impl ExactSizeIterator for LiveHandles<'_> {}
-
-/// Source of pool revisions: unique across all pools of the process.
-static NEXT_REVISION: AtomicU64 = AtomicU64::new(1);
-
-/// A fresh revision number.
-pub(super) fn next_revision() -> u64 {
-    NEXT_REVISION.fetch_add(1, Ordering::Relaxed)
-}

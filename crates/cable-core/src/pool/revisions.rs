@@ -1,0 +1,179 @@
+//! The pool's revision numbers, which tell the layouts' cached copies what
+//! changed since they last looked. The fields are private to this file:
+//! an edit can only record itself through one of the methods below, each
+//! named for the kind of edit and bumping exactly the numbers that kind
+//! must bump, so no call site can bump one number and forget its partner
+//! (the review of 2026-11-27 counted 22 hand-written bump sites).
+//!
+//! | edit | `any` | `structure` | `targets` | `params` | the cable's |
+//! | --- | --- | --- | --- | --- | --- |
+//! | [`Revisions::structure`]: cables added, removed, resized, woken, columns lent | new | new | | | |
+//! | [`Revisions::state`]: one cable's particle state | new | | | | `state` |
+//! | [`Revisions::constants`]: one cable's parameters or masses | new | | | | `constants` |
+//! | [`Revisions::targets`]: attached targets moved | | | new | | |
+//! | [`Revisions::params`]: a cable added or its parameters replaced | | | | new | |
+//!
+//! A leaf of the pool: imports nothing of it.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+
+/// Source of pool revisions: unique across all pools of the process.
+static NEXT_REVISION: AtomicU64 = AtomicU64::new(1);
+
+/// A fresh revision number.
+fn next_revision() -> u64 {
+    NEXT_REVISION.fetch_add(1, Ordering::Relaxed)
+}
+
+/// The pool-wide revision numbers (see the module docs).
+#[derive(Debug, Clone)]
+pub(crate) struct Revisions {
+    any: u64,
+    structure: u64,
+    targets: u64,
+    params: u64,
+}
+
+/// One cable's revision numbers: the pool revision of the last edit of
+/// its particle state alone, and of its constants (parameters, masses)
+/// alone. Not saved: a restored pool has fresh revisions.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(crate) struct CableRevisions {
+    state: u64,
+    constants: u64,
+}
+
+impl CableRevisions {
+    /// The pool revision of the last edit of the cable's particle state.
+    #[inline]
+    pub(crate) fn state(self) -> u64 {
+        self.state
+    }
+
+    /// The pool revision of the last change of the cable's constants.
+    #[inline]
+    pub(crate) fn constants(self) -> u64 {
+        self.constants
+    }
+}
+
+impl Revisions {
+    /// Fresh numbers, unique across the process (a new or restored pool).
+    pub(crate) fn fresh() -> Self {
+        Self {
+            any: next_revision(),
+            structure: next_revision(),
+            targets: next_revision(),
+            params: next_revision(),
+        }
+    }
+
+    /// Changes with every edit but moves of attached targets.
+    #[inline]
+    pub(crate) fn any(&self) -> u64 {
+        self.any
+    }
+
+    /// Changes with every edit but those of one cable's state or constants.
+    #[inline]
+    pub(crate) fn structure_number(&self) -> u64 {
+        self.structure
+    }
+
+    /// Changes when an attached end's target moves.
+    #[inline]
+    pub(crate) fn targets_number(&self) -> u64 {
+        self.targets
+    }
+
+    /// Changes when a cable is added or its parameters are replaced.
+    #[inline]
+    pub(crate) fn params_number(&self) -> u64 {
+        self.params
+    }
+
+    /// Records an edit of the pool's structure (or of anything a layout
+    /// must re-copy whole).
+    #[inline]
+    pub(crate) fn structure(&mut self) {
+        self.any = next_revision();
+        self.structure = self.any;
+    }
+
+    /// Records an edit of one cable's particle state alone.
+    #[inline]
+    pub(crate) fn state(&mut self, cable: &mut CableRevisions) {
+        self.any = next_revision();
+        cable.state = self.any;
+    }
+
+    /// Records a change of one cable's parameters or masses alone.
+    #[inline]
+    pub(crate) fn constants(&mut self, cable: &mut CableRevisions) {
+        self.any = next_revision();
+        cable.constants = self.any;
+    }
+
+    /// Records a move of attached targets alone.
+    #[inline]
+    pub(crate) fn targets(&mut self) {
+        self.targets = next_revision();
+    }
+
+    /// Records that a cable was added or its parameters replaced.
+    #[inline]
+    pub(crate) fn params(&mut self) {
+        self.params = next_revision();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{CableRevisions, Revisions};
+
+    #[test]
+    fn each_edit_bumps_exactly_its_numbers() {
+        let mut r = Revisions::fresh();
+        let mut c = CableRevisions::default();
+        let snap = |r: &Revisions| {
+            (
+                r.any(),
+                r.structure_number(),
+                r.targets_number(),
+                r.params_number(),
+            )
+        };
+        let (a, s, t, p) = snap(&r);
+        r.state(&mut c);
+        assert!(r.any() > a && c.state() == r.any() && c.constants() == 0);
+        assert_eq!(
+            (r.structure_number(), r.targets_number(), r.params_number()),
+            (s, t, p)
+        );
+        let (a, s, t, p) = snap(&r);
+        r.constants(&mut c);
+        assert!(r.any() > a && c.constants() == r.any());
+        assert_eq!(
+            (r.structure_number(), r.targets_number(), r.params_number()),
+            (s, t, p)
+        );
+        let (a, _, t, p) = snap(&r);
+        r.structure();
+        assert!(r.any() > a && r.structure_number() == r.any());
+        assert_eq!((r.targets_number(), r.params_number()), (t, p));
+        let (a, s, t, p) = snap(&r);
+        r.targets();
+        assert!(r.targets_number() > t);
+        assert_eq!(
+            (r.any(), r.structure_number(), r.params_number()),
+            (a, s, p)
+        );
+        let (a, s, t, p) = snap(&r);
+        r.params();
+        assert!(r.params_number() > p);
+        assert_eq!(
+            (r.any(), r.structure_number(), r.targets_number()),
+            (a, s, t)
+        );
+    }
+}
