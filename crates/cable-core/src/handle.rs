@@ -69,6 +69,30 @@ pub(crate) fn reserve_owner_id(id: u32) {
     }
 }
 
+/// The slot accessors both handle types share: a handle is a slot index,
+/// the slot's generation when it was issued, and its issuer's identity.
+macro_rules! slot_accessors {
+    ($handle:ident) => {
+        impl $handle {
+            /// Slot index of the handle (reused after removal; pair it with
+            #[doc = concat!("[`", stringify!($handle), "::generation`]")]
+            /// to name one object uniquely).
+            #[inline]
+            #[must_use]
+            pub fn index(self) -> u32 {
+                self.index
+            }
+
+            /// Generation of the slot when the handle was issued.
+            #[inline]
+            #[must_use]
+            pub fn generation(self) -> u32 {
+                self.generation
+            }
+        }
+    };
+}
+
 /// Stable, generational name of a cable in a [`crate::ParticlePool`].
 ///
 /// A handle stays valid until its cable is removed; after that every pool
@@ -111,22 +135,9 @@ impl CableHandle {
     pub fn pool_id(self) -> u32 {
         self.pool
     }
-
-    /// Slot index of the handle (reused after removal; pair it with
-    /// [`CableHandle::generation`] to identify a cable uniquely).
-    #[inline]
-    #[must_use]
-    pub fn index(self) -> u32 {
-        self.index
-    }
-
-    /// Generation of the slot when the handle was issued.
-    #[inline]
-    #[must_use]
-    pub fn generation(self) -> u32 {
-        self.generation
-    }
 }
+
+slot_accessors!(CableHandle);
 
 /// Stable, generational name of a collider in a [`crate::ColliderSet`]; refused
 /// once the collider is removed, even if its slot is reused, and by every
@@ -147,18 +158,6 @@ impl ColliderHandle {
     pub fn set_id(self) -> u32 {
         self.set
     }
-
-    /// Slot index of the handle.
-    #[inline]
-    #[must_use]
-    pub fn index(self) -> u32 {
-        self.index
-    }
-
-    /// Generation of the slot when the handle was issued.
-    #[inline]
-    #[must_use]
-    pub fn generation(self) -> u32 {
-        self.generation
-    }
 }
+
+slot_accessors!(ColliderHandle);
