@@ -11,6 +11,9 @@ use serde_json::{Map, Value};
 
 use crate::scene_values::{SceneError, f32_of, vec3};
 
+/// Keys every collider type takes: its kinematic motion.
+const MOTION: &[&str] = &["velocity", "angular_velocity"];
+
 /// Keys of each collider type, after `type`; required ones first.
 const SPHERE: &[&str] = &["center", "radius"];
 const CAPSULE: &[&str] = &["a", "b", "radius"];
@@ -54,12 +57,13 @@ pub(crate) fn collider(base: &str, v: &Value) -> Result<Collider, SceneError> {
         }
     };
     for key in obj.keys() {
-        if key != "type" && !keys.contains(&key.as_str()) {
+        if key != "type" && !keys.contains(&key.as_str()) && !MOTION.contains(&key.as_str()) {
             return Err(SceneError::at(
                 format!("{base}.{key}"),
                 format!(
-                    "unknown key for a {ty} collider; expected type, {}",
-                    keys.join(", ")
+                    "unknown key for a {ty} collider; expected type, {}, {}",
+                    keys.join(", "),
+                    MOTION.join(", ")
                 ),
             ));
         }
@@ -78,7 +82,11 @@ pub(crate) fn collider(base: &str, v: &Value) -> Result<Collider, SceneError> {
             f.opt_quat("rotation")?.unwrap_or(Quat::IDENTITY),
         ),
     };
-    made.map_err(|e| SceneError::from_cable(base, &e))
+    let made = made.map_err(|e| SceneError::from_cable(base, &e))?;
+    let velocity = f.opt_vec3("velocity")?.unwrap_or(Vec3::ZERO);
+    let angular_velocity = f.opt_vec3("angular_velocity")?.unwrap_or(Vec3::ZERO);
+    made.with_motion(velocity, angular_velocity)
+        .map_err(|e| SceneError::from_cable(base, &e))
 }
 
 /// Typed access to the keys of one collider object.

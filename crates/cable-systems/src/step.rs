@@ -21,10 +21,12 @@ pub fn substep_cable(c: &mut CableMut<'_>, params: &SolverParams) {
 
 /// Runs one substep of length `params.substep` on every cable of the pool,
 /// in parallel over cables; bitwise identical whatever the thread count,
-/// and to one substep of every [`Layout`]. First prepares the pool's
-/// colliders for the substep ([`cable_core::ColliderSet::prepare`]).
+/// and to one substep of every [`Layout`]. First moves the pool's
+/// kinematic colliders by one substep of their motion and prepares the
+/// colliders for it ([`cable_core::ColliderSet::prepare`]).
 pub fn substep(pool: &mut ParticlePool, params: &SolverParams) {
     span!("cable.substep");
+    pool.colliders_mut().advance_kinematic(params.substep);
     pool.colliders_mut().prepare();
     pool.par_for_each_cable(|mut c| substep_cable(&mut c, params));
 }

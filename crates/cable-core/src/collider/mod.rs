@@ -90,7 +90,24 @@ pub struct Collider {
     shape: Shape,
     position: Vec3,
     rotation: Quat,
+    /// Kinematic velocity, m/s (zero: moved only by `set_pose`).
+    #[cfg_attr(feature = "serde", serde(skip_serializing_if = "is_zero"))]
+    velocity: Vec3,
+    /// Kinematic spin about the collider's origin, rad/s (axis × rate).
+    #[cfg_attr(feature = "serde", serde(skip_serializing_if = "is_zero"))]
+    angular_velocity: Vec3,
 }
+
+/// Serialise a collider's motion only when it has one, so the saves of
+/// colliders at rest keep their bytes.
+#[cfg(feature = "serde")]
+#[allow(clippy::trivially_copy_pass_by_ref)] // serde's signature
+fn is_zero(v: &Vec3) -> bool {
+    *v == Vec3::ZERO
+}
+
+/// Fastest kinematic motion accepted: speed, m/s, and spin, rad/s.
+pub const MAX_KINEMATIC_SPEED: f32 = 1.0e5;
 
 /// Largest accepted size (radius, half extent, offset), metres.
 const MAX_SIZE: f32 = crate::MAX_COORDINATE;
@@ -124,6 +141,8 @@ impl Collider {
             shape: Shape::Sphere { radius },
             position: center,
             rotation: Quat::IDENTITY,
+            velocity: Vec3::ZERO,
+            angular_velocity: Vec3::ZERO,
         })
     }
 
@@ -150,6 +169,8 @@ impl Collider {
             },
             position: (a + b) * 0.5,
             rotation,
+            velocity: Vec3::ZERO,
+            angular_velocity: Vec3::ZERO,
         })
     }
 
@@ -184,6 +205,8 @@ impl Collider {
             shape: Shape::Plane,
             position: n * d,
             rotation: Quat::from_rotation_arc(Vec3::Y, n),
+            velocity: Vec3::ZERO,
+            angular_velocity: Vec3::ZERO,
         })
     }
 
@@ -203,6 +226,8 @@ impl Collider {
             shape: Shape::Cuboid { half_extents },
             position: center,
             rotation,
+            velocity: Vec3::ZERO,
+            angular_velocity: Vec3::ZERO,
         })
     }
 
@@ -225,6 +250,60 @@ impl Collider {
     #[must_use]
     pub fn rotation(&self) -> Quat {
         self.rotation
+    }
+
+    /// The same collider moving kinematically: translating at `velocity`
+    /// (m/s) and spinning at `angular_velocity` (rad/s, axis × rate) about
+    /// its origin ([`Collider::position`]: a sphere's or box's centre, the
+    /// middle of a capsule's axis, the point `offset · normal` of a plane).
+    /// The stepper advances its pose every substep and the contact with it
+    /// is continuous against that motion: a particle or segment that a
+    /// moving collider sweeps over is pushed ahead of it, not crossed.
+    ///
+    /// # Errors
+    /// A component not finite, or a speed or spin over
+    /// [`MAX_KINEMATIC_SPEED`].
+    ///
+    /// # Example
+    /// ```
+    /// use cable_core::Collider;
+    /// use glam::Vec3;
+    ///
+    /// // A bar spinning at 5 revolutions a second about the z axis.
+    /// let bar = Collider::capsule(Vec3::new(-1.0, 0.0, 0.0), Vec3::new(1.0, 0.0, 0.0), 0.01)?
+    ///     .with_motion(Vec3::ZERO, Vec3::new(0.0, 0.0, 5.0 * std::f32::consts::TAU))?;
+    /// assert_eq!(bar.velocity(), Vec3::ZERO);
+    /// # Ok::<(), cable_core::CableError>(())
+    /// ```
+    pub fn with_motion(
+        mut self,
+        velocity: Vec3,
+        angular_velocity: Vec3,
+    ) -> Result<Self, CableError> {
+        self.velocity = check_motion("velocity", velocity)?;
+        self.angular_velocity = check_motion("angular_velocity", angular_velocity)?;
+        Ok(self)
+    }
+
+    /// Kinematic velocity, m/s ([`Collider::with_motion`]).
+    #[inline]
+    #[must_use]
+    pub fn velocity(&self) -> Vec3 {
+        self.velocity
+    }
+
+    /// Kinematic spin about the origin, rad/s ([`Collider::with_motion`]).
+    #[inline]
+    #[must_use]
+    pub fn angular_velocity(&self) -> Vec3 {
+        self.angular_velocity
+    }
+
+    /// True when the collider moves on its own ([`Collider::with_motion`]).
+    #[inline]
+    #[must_use]
+    pub fn is_kinematic(&self) -> bool {
+        self.velocity != Vec3::ZERO || self.angular_velocity != Vec3::ZERO
     }
 
     /// The shape placed at pose (`position`, `rotation`) in world space.
@@ -334,7 +413,8 @@ impl WorldShape {
 pub struct WorldCollider {
     /// The shape in world space at the current pose.
     pub shape: WorldShape,
-    /// World bounds of `shape` (all of space for planes).
+    /// World bounds of `shape` (all of space for planes); for a collider
+    /// that moved during the last substep, of everything it swept over.
     pub aabb: Aabb,
     /// Handle of the collider.
     pub handle: ColliderHandle,
@@ -367,6 +447,20 @@ impl WorldCollider {
                 self.prev_position,
                 Mat3::from_quat(self.prev_rotation),
             )
+        })
+    }
+
+    /// The collider's rigid motion over the last substep, for continuous
+    /// contact against it: `(from, turn, to)` such that the material point
+    /// that was at `p` when the substep began is now at
+    /// `to + turn · (p − from)`; `None` when it did not move.
+    #[inline]
+    #[must_use]
+    pub fn carry(&self) -> Option<(Vec3, Mat3, Vec3)> {
+        self.moving.then(|| {
+            // Now-rotation × inverse of the previous one.
+            let turn = self.inv_rotation.conjugate() * self.prev_rotation.conjugate();
+            (self.prev_position, Mat3::from_quat(turn), self.position)
         })
     }
 
@@ -620,6 +714,70 @@ impl ColliderSet {
         Ok(())
     }
 
+    /// Makes collider `h` move kinematically (see [`Collider::with_motion`]),
+    /// or stop with zero vectors.
+    ///
+    /// # Errors
+    /// Stale handle, or as [`Collider::with_motion`].
+    pub fn set_motion(
+        &mut self,
+        h: ColliderHandle,
+        velocity: Vec3,
+        angular_velocity: Vec3,
+    ) -> Result<(), CableError> {
+        let velocity = check_motion("velocity", velocity)?;
+        let angular_velocity = check_motion("angular_velocity", angular_velocity)?;
+        let e = self.entry_mut(h)?;
+        e.collider.velocity = velocity;
+        e.collider.angular_velocity = angular_velocity;
+        Ok(())
+    }
+
+    /// True when some live collider moves on its own
+    /// ([`Collider::is_kinematic`]). O(colliders).
+    #[must_use]
+    pub fn has_kinematic(&self) -> bool {
+        self.slots
+            .iter()
+            .filter_map(|s| s.entry.as_ref())
+            .any(|e| e.collider.is_kinematic())
+    }
+
+    /// Advances every kinematic collider's pose by `dt` seconds of its
+    /// motion: the position by `velocity · dt`, the rotation by
+    /// `angular_velocity · dt` about its origin. The stepper calls it before
+    /// every substep. A collider whose motion would take its origin beyond
+    /// ±1e6 m stops translating there (it keeps spinning).
+    pub fn advance_kinematic(&mut self, dt: f32) {
+        let mut changed: Option<Aabb> = None;
+        for slot in &mut self.slots {
+            let Some(e) = slot.entry.as_mut() else {
+                continue;
+            };
+            let c = &mut e.collider;
+            if !c.is_kinematic() {
+                continue;
+            }
+            let before = c.world_shape().aabb();
+            let moved = c.position + c.velocity * dt;
+            if moved.is_finite() && moved.abs().max_element() <= crate::MAX_COORDINATE {
+                c.position = moved;
+            }
+            if c.angular_velocity != Vec3::ZERO {
+                let turned =
+                    (Quat::from_scaled_axis(c.angular_velocity * dt) * c.rotation).normalize();
+                if turned.is_finite() {
+                    c.rotation = turned;
+                }
+            }
+            let region = before.union(c.world_shape().aabb());
+            changed = Some(changed.map_or(region, |r| r.union(region)));
+        }
+        if let Some(region) = changed {
+            self.note_change(region);
+        }
+    }
+
     /// Remembers that colliders changed inside `region`.
     fn note_change(&mut self, region: Aabb) {
         if self.changes.len() >= MAX_CHANGES {
@@ -676,7 +834,12 @@ impl ColliderSet {
             let c = e.collider;
             let (pp, pq) = e.stepped;
             let shape = c.world_shape();
-            let aabb = shape.aabb();
+            let moving = pp != c.position || pq != c.rotation;
+            let aabb = if moving {
+                swept_bounds(&c, pp, pq)
+            } else {
+                shape.aabb()
+            };
             let k = self.world.len() as u32;
             if matches!(shape, WorldShape::Plane { .. }) {
                 self.planes.push(k);
@@ -695,7 +858,7 @@ impl ColliderSet {
                 inv_rotation: c.rotation.conjugate(),
                 prev_position: pp,
                 prev_rotation: pq,
-                moving: pp != c.position || pq != c.rotation,
+                moving,
             });
             e.stepped = (c.position, c.rotation);
         }
@@ -810,6 +973,53 @@ impl Collider {
         }
         check_vec3("position", self.position)?;
         check_unit("rotation", self.rotation)?;
+        check_motion("velocity", self.velocity)?;
+        check_motion("angular_velocity", self.angular_velocity)?;
         Ok(())
     }
+}
+
+/// Bounds of everything collider `c` swept over while moving from pose
+/// (`p0`, `q0`) to its current one: both poses' bounds, and, when it
+/// turned, the balls around both origins that hold the whole shape (a
+/// spinning bar sweeps a disc, not just its two end poses).
+fn swept_bounds(c: &Collider, p0: Vec3, q0: Quat) -> Aabb {
+    let now = c.world_shape().aabb();
+    let then = Collider {
+        position: p0,
+        rotation: q0,
+        ..*c
+    }
+    .world_shape()
+    .aabb();
+    let mut b = now.union(then);
+    if q0 != c.rotation {
+        let reach = match c.shape {
+            Shape::Sphere { radius } => radius,
+            Shape::Capsule {
+                half_length,
+                radius,
+            } => half_length + radius,
+            Shape::Plane => return Aabb::EVERYTHING,
+            Shape::Cuboid { half_extents } => half_extents.length(),
+        };
+        for o in [p0, c.position] {
+            b = b.union(Aabb::from_points(o, o).expand(reach));
+        }
+    }
+    b
+}
+
+/// Checks a kinematic velocity or spin: finite, at most
+/// [`MAX_KINEMATIC_SPEED`] long.
+fn check_motion(field: &'static str, v: Vec3) -> Result<Vec3, CableError> {
+    let len = v.length();
+    if !v.is_finite() || len > MAX_KINEMATIC_SPEED {
+        return Err(CableError::OutOfRange {
+            field,
+            expected: "must be finite and at most 1e5 long",
+            value: f64::from(len),
+        });
+    }
+    Ok(v)
 }

@@ -21,6 +21,10 @@ pub(super) struct ColliderRepr {
     shape: Shape,
     position: Vec3,
     rotation: Quat,
+    #[serde(default)]
+    velocity: Vec3,
+    #[serde(default)]
+    angular_velocity: Vec3,
 }
 
 impl TryFrom<ColliderRepr> for Collider {
@@ -31,6 +35,8 @@ impl TryFrom<ColliderRepr> for Collider {
             shape: r.shape,
             position: r.position,
             rotation: r.rotation,
+            velocity: r.velocity,
+            angular_velocity: r.angular_velocity,
         };
         c.check()?;
         Ok(c)

@@ -278,9 +278,10 @@ impl ParticlePool {
     /// inverse mass and no rest curvature) or lost the scene's, its first
     /// segment then of any length up to 1.5 winch segments plus the
     /// scene's longest (what [`ParticlePool::reel`] leaves), the rest of
-    /// its rows those of the scene's end. Colliders are compared with
-    /// their poses, for a scene's colliders do not move; a game that moves
-    /// colliders compares their shapes itself.
+    /// its rows those of the scene's end. Colliders are compared by shape
+    /// and kinematic motion, and those at rest also by pose (a kinematic
+    /// collider's pose is what the run made of it); a game that moves
+    /// colliders itself compares their shapes itself.
     ///
     /// O(particles + colliders). Call it on a pool that passed
     /// [`ParticlePool::validate`] (a restored pool did); `scene` is one
@@ -343,6 +344,20 @@ impl ParticlePool {
         for (i, ((a, stepped), (b, _))) in saved.iter().zip(&built).enumerate() {
             expect_same(|| format!("colliders[{i}].shape"), &a.shape(), &b.shape())?;
             expect_same(
+                || format!("colliders[{i}].velocity"),
+                &a.velocity(),
+                &b.velocity(),
+            )?;
+            expect_same(
+                || format!("colliders[{i}].angular_velocity"),
+                &a.angular_velocity(),
+                &b.angular_velocity(),
+            )?;
+            if b.is_kinematic() {
+                // Its pose is what the run made of the scene's: not compared.
+                continue;
+            }
+            expect_same(
                 || format!("colliders[{i}].position"),
                 &a.position(),
                 &b.position(),
@@ -352,7 +367,8 @@ impl ParticlePool {
                 &a.rotation(),
                 &b.rotation(),
             )?;
-            // A scene's colliders never move: the last substep used the pose.
+            // A scene's colliders at rest never move: the last substep used
+            // the pose.
             expect_same(
                 || format!("colliders[{i}].stepped.position"),
                 &stepped.0,

@@ -151,7 +151,15 @@ impl LayoutState {
         stages: Stages,
     ) {
         let colliders = !pool.colliders().is_empty() || !pool.colliders().prepared().is_empty();
-        if colliders && stages.collide {
+        if colliders && stages.collide && pool.colliders().has_kinematic() {
+            // Kinematic colliders move every substep: each substep gets its
+            // own poses, and the contact sweeps the motion between them.
+            for _ in 0..n {
+                pool.colliders_mut().advance_kinematic(params.substep);
+                pool.colliders_mut().prepare();
+                self.run(layout, pool, params, 1, stages);
+            }
+        } else if colliders && stages.collide {
             pool.colliders_mut().prepare();
             self.run(layout, pool, params, 1, stages);
             if n > 1 {

@@ -174,6 +174,18 @@ pub(super) fn displacement<L: Lane>(col: &WorldCollider, p: V3<L>) -> V3<L> {
     }
 }
 
+/// Where the collider's material point that was at `p` when the substep
+/// began is now (`p` itself for a collider at rest): continuous contact
+/// sweeps a particle from there, so it sweeps the motion relative to the
+/// collider (`WorldCollider::carry`).
+#[inline(always)]
+pub(super) fn carried<L: Lane>(col: &WorldCollider, p: V3<L>) -> V3<L> {
+    match col.carry() {
+        None => p,
+        Some((from, turn, to)) => V3::splat(to) + m3(&turn).mul(p - V3::splat(from)),
+    }
+}
+
 #[inline(always)]
 pub(super) fn m3(m: &glam::Mat3) -> M3 {
     M3 {

@@ -66,7 +66,7 @@ mod shape;
 mod tests;
 
 use geom::{
-    NONE, axis_bounds, axis_normal, few_groups, lost, plane_near, row_in, s, same, seg_in,
+    NONE, axis_bounds, axis_normal, carried, few_groups, lost, plane_near, row_in, s, same, seg_in,
     seg_span, tag, union_of,
 };
 use shape::{All, Lanes, OneGroup, View, shape_pass, sides_on};
@@ -158,6 +158,11 @@ pub struct Contacts<L: Lane> {
     /// core ([`core_segment`]): a segment whose motion since then passed
     /// over the core went through the shape.
     last: Vec<V3<L>>,
+    /// `last` still holds the substep's previous positions (no contact
+    /// pass ran yet): against a moving collider, `uncross` reads them where
+    /// the collider carried them, so the side they came from is relative
+    /// to it.
+    last_is_prev: bool,
     /// Some candidate has a core.
     cores: bool,
     /// Some candidate is not a plane: the sweeps and the row-level broad
@@ -292,6 +297,7 @@ impl<L: Lane> Contacts<L> {
         if self.cores {
             self.last.extend((0..n).map(|i| st.prev(i)));
         }
+        self.last_is_prev = true;
         if self.solids {
             L::out_of_line(
                 wide,
@@ -415,17 +421,25 @@ impl<L: Lane> Contacts<L> {
             .fold((usize::MAX, 0), |(lo, hi), (_, &(l, h))| {
                 (lo.min(l), hi.max(h))
             });
+        // A moving collider sweeps over particles that do not move: those
+        // are checked against it too (against the motion relative to it).
+        let moving = self.cands.iter().any(|&k| {
+            let col = &world[k as usize];
+            col.is_moving() && !matches!(col.shape, WorldShape::Plane { .. })
+        });
         for i in lo..hi.min(st.rows()) {
             let (from, to) = (st.prev(i), st.pos(i));
             let still = from.x.eq(to.x) & from.y.eq(to.y) & from.z.eq(to.z);
-            let active = st.free(i) & !still;
-            if active.none() {
+            let free = st.free(i);
+            let active = free & !still;
+            if active.none() && !(moving && free.any()) {
                 continue;
             }
             let path = Bounds::of(from, to).expand(r);
             let mut best_t = s::<L>(f32::INFINITY);
             let mut best_n = V3::<L>::zero();
             let mut best_k = s::<L>(NONE);
+            let mut best_from = from;
             let mut hit = L::M::splat(false);
             for (ci, &k) in self.cands.iter().enumerate() {
                 let (lo, hi) = self.span[ci];
@@ -434,7 +448,15 @@ impl<L: Lane> Contacts<L> {
                 if i < lo || i >= hi || matches!(col.shape, WorldShape::Plane { .. }) {
                     continue;
                 }
-                let m = active
+                // Against a moving collider, the particle's motion relative
+                // to it: from where the collider carried its start.
+                let (from, act, path) = if col.is_moving() {
+                    let from = carried(col, from);
+                    (from, free, Bounds::of(from, to).expand(r))
+                } else {
+                    (from, active, path)
+                };
+                let m = act
                     & self.cand_m[ci]
                     & row_in(self.lane_span[ci], i)
                     & path.overlaps(&col.aabb);
@@ -449,10 +471,12 @@ impl<L: Lane> Contacts<L> {
                     best_t = L::select(upd, t, best_t);
                     best_n = V3::select(upd, nrm, best_n);
                     best_k = L::select(upd, tag(k), best_k);
+                    best_from = V3::select(upd, from, best_from);
                     hit = hit | upd;
                 }
             }
             if hit.any() {
+                let from = best_from;
                 let d = to - from;
                 let at = from + d.scale(best_t);
                 let into = d.dot(best_n).min(s(0.0));
@@ -491,7 +515,8 @@ impl<L: Lane> Contacts<L> {
             let (slo, shi) = seg_span(lo, hi, st.rows());
             for i in slo..shi {
                 let (wa, wb) = (st.w(i), st.w(i + 1));
-                let (a0, b0) = (st.prev(i), st.prev(i + 1));
+                // Relative to a moving collider: from where it carried them.
+                let (a0, b0) = (carried(col, st.prev(i)), carried(col, st.prev(i + 1)));
                 let (pa, pb) = (st.pos(i), st.pos(i + 1));
                 let (da, db) = (pa - a0, pb - b0);
                 let motion = da.length().max(db.length());
@@ -611,6 +636,7 @@ impl<L: Lane> Contacts<L> {
                 *l = st.pos(i);
             }
         }
+        self.last_is_prev = false;
     }
 
     /// Records, for friction ([`Contacts::finish`]), that lanes `hit` of
@@ -699,11 +725,17 @@ impl<L: Lane> Contacts<L> {
             lanes.set3(&mut whole, p);
             st.set_pos(row, whole);
         };
+        // Where the pieces were at the last pass, relative to the collider.
+        let carry = self.last_is_prev && col.is_moving();
+        let last = |this: &Self, i: usize| {
+            let p = lanes.v3(this.last[i]);
+            if carry { carried(col, p) } else { p }
+        };
         for _ in 0..4 {
             let mut fixed = false;
             for i in slo..shi {
                 let (wa, wb) = (lanes.v(st.w(i)), lanes.v(st.w(i + 1)));
-                let (a0, b0) = (lanes.v3(self.last[i]), lanes.v3(self.last[i + 1]));
+                let (a0, b0) = (last(self, i), last(self, i + 1));
                 let (a, bq) = (lanes.v3(st.pos(i)), lanes.v3(st.pos(i + 1)));
                 let m = cm & seg_in(ls, i) & zero.lt(wa + wb);
                 let (lost, came) = lost(col, core, m, r, (a0, b0), (a, bq));
@@ -726,7 +758,7 @@ impl<L: Lane> Contacts<L> {
         for _ in slo..shi {
             let mut back = false;
             for i in slo..shi {
-                let (a0, b0) = (lanes.v3(self.last[i]), lanes.v3(self.last[i + 1]));
+                let (a0, b0) = (last(self, i), last(self, i + 1));
                 let (a, bq) = (lanes.v3(st.pos(i)), lanes.v3(st.pos(i + 1)));
                 let ma = lanes.m(st.free(i)) & !same(a, a0);
                 let mb = lanes.m(st.free(i + 1)) & !same(bq, b0);

@@ -3,7 +3,7 @@
 //! one lane group, [`OneGroup`]), and the side memory of such a shape
 //! ([`sides_on`]).
 
-use super::geom::{contains, grown, keep_side, overlap, row_in, s, seg_in, seg_span};
+use super::geom::{carried, contains, grown, keep_side, overlap, row_in, s, seg_in, seg_span};
 use crate::kernel::lane::{Bounds, Lane, Mask, V3};
 use crate::kernel::narrow::{point_contact_l, segment_contact_l};
 use crate::kernel::store::Store;
@@ -28,7 +28,9 @@ pub(super) fn sides_on<L: Lane, S: Store<L>, P: Lanes<L>>(
     let (cm, ls) = (lanes.m(cm), (lanes.v(ls.0), lanes.v(ls.1)));
     let (slo, shi) = seg_span(lo, hi, n);
     for (i, sd) in side[..n].iter_mut().enumerate().take(hi).skip(lo) {
-        let p = lanes.v3(st.prev(i));
+        // Where the collider carried the start (itself, at rest): the side
+        // it came from relative to the collider.
+        let p = carried(col, lanes.v3(st.prev(i)));
         let m = cm & row_in(ls, i) & contains(&zone, p);
         if m.any() {
             let (phi, nrm) = point_contact_l(&col.shape, p);
@@ -36,7 +38,10 @@ pub(super) fn sides_on<L: Lane, S: Store<L>, P: Lanes<L>>(
         }
     }
     for i in slo..shi {
-        let (a, bq) = (lanes.v3(st.prev(i)), lanes.v3(st.prev(i + 1)));
+        let (a, bq) = (
+            carried(col, lanes.v3(st.prev(i))),
+            carried(col, lanes.v3(st.prev(i + 1))),
+        );
         let m = cm & seg_in(ls, i) & overlap(&zone, &Bounds::of(a, bq));
         if m.any() {
             let (_, phi, nrm) = segment_contact_l(&col.shape, a, bq);

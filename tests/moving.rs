@@ -1,0 +1,388 @@
+//! Kinematic colliders moving into ropes (issue 40): a rod (r 1 cm), a bar
+//! (2 × 2 cm), balls (r 1, 2, 5 cm) and a box (0.5 m) driven at 1 to 20 m/s
+//! into a slack rope pinned at both ends and into a free rope, and a bar
+//! spinning at 5 rev/s (tip 15.7 m/s) into a hanging rope. The rope
+//! (radius 1 cm) lies in the plane z = 0 and every obstacle runs along z
+//! through it (or, the ball, is centred in it), so the question is
+//! two-dimensional and checked here independently of the solver, after
+//! every substep: the rope's centre line never reaches 1 mm into the
+//! obstacle's cross-section, and never passes over its centre (the
+//! rope's winding angle around the centre never jumps by more than π in
+//! one substep; a free rope's ends may wrap round the obstacle, which
+//! winds continuously).
+
+use cable::systems::Layout;
+use cable::{CableDesc, ParticlePool, SolverParams, Stepper};
+use cable_core::Collider;
+use glam::{Quat, Vec2, Vec3};
+
+/// Substep and frame, seconds (one substep a frame: every substep checked).
+const H: f32 = 1.0 / 60.0;
+/// Rope radius, metres.
+const ROPE_R: f32 = 0.01;
+
+/// An obstacle: its cross-section in the plane z = 0 and its collider.
+#[derive(Clone, Copy, Debug)]
+enum Obstacle {
+    /// A capsule along z (a rod) of this radius.
+    Rod(f32),
+    /// A ball of this radius.
+    Ball(f32),
+    /// A box, long along z, of this half side.
+    Bar(f32),
+}
+
+impl Obstacle {
+    fn collider(self, c: Vec2, v: Vec3) -> Collider {
+        let made = match self {
+            Obstacle::Rod(r) => {
+                Collider::capsule(Vec3::new(c.x, c.y, -1.0), Vec3::new(c.x, c.y, 1.0), r)
+            }
+            Obstacle::Ball(r) => Collider::sphere(c.extend(0.0), r),
+            Obstacle::Bar(h) => {
+                Collider::cuboid(c.extend(0.0), Vec3::new(h, h, 1.0), Quat::IDENTITY)
+            }
+        };
+        made.and_then(|m| m.with_motion(v, Vec3::ZERO))
+            .expect("a valid obstacle")
+    }
+
+    /// How deep the segment a–b reaches into the cross-section centred at
+    /// `c` (0 outside).
+    fn depth(self, c: Vec2, a: Vec2, b: Vec2) -> f32 {
+        match self {
+            Obstacle::Rod(r) | Obstacle::Ball(r) => (r - point_segment(c, a, b)).max(0.0),
+            Obstacle::Bar(h) => {
+                // Sample the segment finely: the square's depth is concave.
+                (0..=64)
+                    .map(|k| {
+                        let p = a.lerp(b, k as f32 / 64.0);
+                        (Vec2::splat(h) - (p - c).abs()).min_element()
+                    })
+                    .fold(0.0f32, f32::max)
+            }
+        }
+    }
+}
+
+fn point_segment(c: Vec2, a: Vec2, b: Vec2) -> f32 {
+    let ab = b - a;
+    let t = ((c - a).dot(ab) / ab.length_squared().max(1e-12)).clamp(0.0, 1.0);
+    (a + ab * t).distance(c)
+}
+
+/// The rope's centre line in the plane z = 0.
+fn line(pool: &ParticlePool, h: cable::CableHandle) -> Vec<Vec2> {
+    pool.positions(h)
+        .expect("live")
+        .iter()
+        .map(|p| p.truncate())
+        .collect()
+}
+
+/// How many radians the rope's centre line winds around `c`: the sum of
+/// the angles its segments subtend there. It changes continuously while
+/// the rope moves around `c`, and jumps by about 2π when a segment passes
+/// over `c`: through the obstacle.
+fn winding(rope: &[Vec2], c: Vec2) -> f32 {
+    rope.windows(2)
+        .map(|w| {
+            let (a, b) = (w[0] - c, w[1] - c);
+            a.perp_dot(b).atan2(a.dot(b))
+        })
+        .sum()
+}
+
+/// The rope's height at `x` (the first segment spanning it), if any.
+fn height_at(rope: &[Vec2], x: f32) -> Option<f32> {
+    rope.windows(2).find_map(|w| {
+        let (a, b) = (w[0], w[1]);
+        let (lo, hi) = (a.x.min(b.x), a.x.max(b.x));
+        (lo <= x && x <= hi && hi > lo).then(|| a.y + (b.y - a.y) * (x - a.x) / (b.x - a.x))
+    })
+}
+
+/// Result of one run: deepest reach into the obstacle and whether the
+/// rope got past it.
+struct Outcome {
+    depth: f32,
+    crossed: bool,
+    positions: Vec<Vec3>,
+}
+
+/// A rope of 48 segments, 2.4 m long over a 2 m span centred on x = 0 at
+/// height 0; `pinned`: both ends pinned and settled 2 s under gravity,
+/// else free, straight, without gravity. The obstacle starts 0.3 m below
+/// the rope's lowest point (just off x = 0, between particles) and moves
+/// up at `speed` for 0.6 m, then stays; 0.5 s more are run.
+fn drive(ob: Obstacle, speed: f32, pinned: bool, layout: Layout) -> Outcome {
+    let mut pool = ParticlePool::new();
+    let mut desc = CableDesc::line(Vec3::new(-1.2, 0.0, 0.0), Vec3::new(1.2, 0.0, 0.0), 2.4, 48)
+        .expect("valid rope");
+    if pinned {
+        desc = CableDesc::line(Vec3::new(-1.0, 0.0, 0.0), Vec3::new(1.0, 0.0, 0.0), 2.4, 48)
+            .expect("valid rope");
+    } else {
+        desc.attach_start = false;
+        desc.attach_end = false;
+    }
+    desc.params.radius = ROPE_R;
+    let rope = pool.add_cable(&desc).expect("rope added");
+    let params = SolverParams {
+        substep: H,
+        gravity: if pinned {
+            Vec3::new(0.0, -9.81, 0.0)
+        } else {
+            Vec3::ZERO
+        },
+        damping: 0.5,
+        ..SolverParams::default()
+    };
+    let mut stepper = Stepper::with_layout(params, layout).expect("valid stepper");
+    if pinned {
+        for _ in 0..120 {
+            stepper.advance(&mut pool, H).expect("settles");
+        }
+    }
+    let x = 0.013;
+    let low = height_at(&line(&pool, rope), x).expect("the rope spans x");
+    let start = Vec2::new(x, low - 0.3);
+    let k = pool
+        .colliders_mut()
+        .add(ob.collider(start, Vec3::new(0.0, speed, 0.0)));
+    let travel_frames = (0.6 / (speed * H)).round() as u32;
+    let mut out = Outcome {
+        depth: 0.0,
+        crossed: false,
+        positions: Vec::new(),
+    };
+    let mut turns = winding(&line(&pool, rope), start);
+    for f in 0..travel_frames + 30 {
+        if f == travel_frames {
+            pool.colliders_mut()
+                .set_motion(k, Vec3::ZERO, Vec3::ZERO)
+                .expect("live collider");
+        }
+        stepper.advance(&mut pool, H).expect("steps");
+        let c = pool.colliders().get(k).expect("live").position().truncate();
+        let l = line(&pool, rope);
+        for w in l.windows(2) {
+            out.depth = out.depth.max(ob.depth(c, w[0], w[1]));
+        }
+        // Through it: a segment passed over the obstacle's centre (the
+        // rope's ends may wrap round it; that winds continuously).
+        let now = winding(&l, c);
+        if (now - turns).abs() > std::f32::consts::PI {
+            out.crossed = true;
+        }
+        turns = now;
+    }
+    out.positions = pool.positions(rope).expect("live").to_vec();
+    out
+}
+
+/// Runs every obstacle of `obstacles` at every speed of `speeds` into a
+/// pinned and a free rope; returns the runs that crossed or went 1 mm in.
+fn sweep(obstacles: &[Obstacle], speeds: &[f32]) -> Vec<String> {
+    let mut failed = Vec::new();
+    for &ob in obstacles {
+        for &speed in speeds {
+            for pinned in [true, false] {
+                let o = drive(ob, speed, pinned, Layout::default());
+                println!(
+                    "{ob:?} at {speed} m/s, {}: depth {:.2} mm, crossed {}",
+                    if pinned { "pinned" } else { "free" },
+                    o.depth * 1000.0,
+                    o.crossed
+                );
+                if o.crossed || o.depth > 1.0e-3 {
+                    failed.push(format!(
+                        "{ob:?} {speed} m/s pinned={pinned}: depth {:.2} mm crossed {}",
+                        o.depth * 1000.0,
+                        o.crossed
+                    ));
+                }
+            }
+        }
+    }
+    failed
+}
+
+#[test]
+fn rods_bars_balls_and_boxes_driven_into_ropes_at_1_to_20_m_per_s_never_pass_through() {
+    let obstacles = [
+        Obstacle::Rod(0.01),
+        Obstacle::Bar(0.01),
+        Obstacle::Ball(0.05),
+        Obstacle::Bar(0.25),
+    ];
+    let failed = sweep(&obstacles, &[1.0, 2.0, 5.0, 10.0, 20.0]);
+    assert!(
+        failed.is_empty(),
+        "{} of 40 runs failed:\n{}",
+        failed.len(),
+        failed.join("\n")
+    );
+}
+
+#[test]
+fn small_balls_driven_into_ropes_up_to_5_m_per_s_never_pass_through() {
+    let obstacles = [Obstacle::Ball(0.01), Obstacle::Ball(0.02)];
+    let failed = sweep(&obstacles, &[1.0, 2.0, 5.0]);
+    assert!(
+        failed.is_empty(),
+        "{} of 12 runs failed:\n{}",
+        failed.len(),
+        failed.join("\n")
+    );
+}
+
+/// Open (issue 40): a 1 cm ball at 10 and 20 m/s, a 2 cm one at 20 m/s,
+/// reach 1 to 12 mm into the ball and some pass through it.
+#[test]
+#[ignore = "open in issue 40: small balls at 10-20 m/s"]
+fn small_balls_at_10_and_20_m_per_s() {
+    let obstacles = [Obstacle::Ball(0.01), Obstacle::Ball(0.02)];
+    let failed = sweep(&obstacles, &[10.0, 20.0]);
+    assert!(
+        failed.is_empty(),
+        "{} of 8 runs failed:\n{}",
+        failed.len(),
+        failed.join("\n")
+    );
+}
+
+#[test]
+fn moving_obstacles_give_the_same_bits_on_every_layout() {
+    for (ob, speed) in [(Obstacle::Rod(0.01), 5.0), (Obstacle::Ball(0.05), 20.0)] {
+        let runs: Vec<_> = Layout::ALL
+            .iter()
+            .map(|&l| drive(ob, speed, true, l).positions)
+            .collect();
+        for (l, r) in Layout::ALL.iter().zip(&runs) {
+            assert_eq!(r, &runs[0], "{l} differs from {}", Layout::ALL[0]);
+        }
+    }
+}
+
+/// Open (issue 40): particles still go through a bar spinning at
+/// 5 rev/s; the sweep takes the relative motion in the bar's frame as a
+/// straight line, where a fast turn makes it an arc.
+#[test]
+#[ignore = "open in issue 40: a bar spinning at 5 rev/s"]
+fn a_bar_spinning_at_5_rev_per_s_never_lets_a_hanging_rope_through() {
+    let mut pool = ParticlePool::new();
+    // A 1 m rope hanging from (0, 1) with a free end.
+    let mut desc = CableDesc::line(Vec3::new(0.0, 1.0, 0.0), Vec3::new(0.0, 0.0, 0.0), 1.0, 32)
+        .expect("valid rope");
+    desc.attach_end = false;
+    desc.params.radius = ROPE_R;
+    let rope = pool.add_cable(&desc).expect("rope added");
+    // A 1 m bar (r 1 cm) in the plane, centred 0.3 m beside the rope,
+    // spinning about z: its tip moves at 2π · 5 · 0.5 = 15.7 m/s.
+    let half = 0.5;
+    let centre = Vec3::new(0.3, 0.5, 0.0);
+    let spin = 5.0 * std::f32::consts::TAU;
+    let bar = Collider::capsule(centre - Vec3::X * half, centre + Vec3::X * half, 0.01)
+        .and_then(|c| c.with_motion(Vec3::ZERO, Vec3::new(0.0, 0.0, spin)))
+        .expect("valid bar");
+    let k = pool.colliders_mut().add(bar);
+    let params = SolverParams {
+        substep: H,
+        gravity: Vec3::new(0.0, -9.81, 0.0),
+        ..SolverParams::default()
+    };
+    let mut stepper = Stepper::new(params).expect("valid stepper");
+    let frame = |pool: &ParticlePool| {
+        let rot = pool.colliders().get(k).expect("live").rotation();
+        // The bar's axis (local y of the capsule) in the plane.
+        let u = (rot * Vec3::Y).truncate().normalize();
+        let l = line(pool, rope);
+        // Each particle's (along, across) coordinates in the bar's frame.
+        l.iter()
+            .map(|p| {
+                let d = *p - centre.truncate();
+                (d.dot(u), d.perp_dot(u))
+            })
+            .collect::<Vec<_>>()
+    };
+    let mut before = frame(&pool);
+    let (mut deepest, mut crossings) = (0.0f32, 0);
+    for _ in 0..120 {
+        stepper.advance(&mut pool, H).expect("steps");
+        let now = frame(&pool);
+        let rot = pool.colliders().get(k).expect("live").rotation();
+        let (a, b) = (
+            (centre + rot * (Vec3::Y * half)).truncate(),
+            (centre - rot * (Vec3::Y * half)).truncate(),
+        );
+        let l = line(&pool, rope);
+        for w in l.windows(2) {
+            // Distance between the rope's segment and the bar's core.
+            let d = point_segment(w[0], a, b)
+                .min(point_segment(w[1], a, b))
+                .min(point_segment(a, w[0], w[1]))
+                .min(point_segment(b, w[0], w[1]));
+            deepest = deepest.max(0.01 - d);
+        }
+        // A particle that changed sides of the bar within its length went
+        // through it (the bar turns less than 90° a substep, so a side
+        // change elsewhere is the tip sweeping past, not a crossing).
+        for (p, q) in before.iter().zip(&now) {
+            let within = p.0.abs() < half - 0.05 && q.0.abs() < half - 0.05;
+            if within && p.1 * q.1 < 0.0 && p.1.abs() > 0.005 && q.1.abs() > 0.005 {
+                crossings += 1;
+            }
+        }
+        before = now;
+    }
+    assert_eq!(crossings, 0, "particles went through the spinning bar");
+    assert!(
+        deepest < 1.0e-3,
+        "the rope reached {:.2} mm into the bar",
+        deepest * 1000.0
+    );
+}
+
+#[test]
+fn scene_files_give_colliders_a_velocity_and_a_spin() {
+    let scene = cable::Scene::from_json(
+        r#"{"cables": [{"start": [0, 0, 0], "end": [1, 0, 0]}],
+            "colliders": [{"type": "box", "center": [0, -1, 0], "half_extents": [0.5, 0.1, 0.5],
+                           "velocity": [0, 2, 0], "angular_velocity": [0, 0, 3]}]}"#,
+    )
+    .expect("a valid scene");
+    let (pool, _) = scene.build_pool().expect("builds");
+    let k = pool.colliders().handles().next().expect("one collider");
+    let c = pool.colliders().get(k).expect("live");
+    assert_eq!(c.velocity(), Vec3::new(0.0, 2.0, 0.0));
+    assert_eq!(c.angular_velocity(), Vec3::new(0.0, 0.0, 3.0));
+    // One second of substeps moves it 2 m up and turns it 3 rad.
+    let mut pool = pool;
+    let mut stepper = Stepper::new(scene.params).expect("valid");
+    for _ in 0..60 {
+        stepper.advance(&mut pool, 1.0 / 60.0).expect("steps");
+    }
+    let c = pool.colliders().get(k).expect("live");
+    assert!((c.position().y - 1.0).abs() < 1e-4, "{}", c.position());
+    let (axis, angle) = c.rotation().to_axis_angle();
+    assert!(
+        (angle - 3.0).abs() < 1e-3 && axis.z > 0.999,
+        "{axis} {angle}"
+    );
+    for (bad, place) in [
+        (r#""velocity": [0, 1e6, 0]"#, "scene.colliders[0].velocity"),
+        (
+            r#""angular_velocity": [0, 0, "x"]"#,
+            "scene.colliders[0].angular_velocity",
+        ),
+        (r#""speed": 1"#, "scene.colliders[0].speed"),
+    ] {
+        let text = format!(
+            r#"{{"cables": [{{"start": [0, 0, 0], "end": [1, 0, 0]}}],
+                "colliders": [{{"type": "sphere", "center": [0, 0, 0], "radius": 1, {bad}}}]}}"#
+        );
+        let err = cable::Scene::from_json(&text).expect_err(bad).to_string();
+        assert!(err.starts_with(place), "{bad}: {err}");
+    }
+}
