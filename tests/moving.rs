@@ -265,12 +265,10 @@ fn moving_obstacles_give_the_same_bits_on_every_layout() {
     }
 }
 
-/// Open (issue 40): particles still go through a bar spinning at
-/// 5 rev/s; the sweep takes the relative motion in the bar's frame as a
-/// straight line, where a fast turn makes it an arc.
-#[test]
-#[ignore = "open in issue 40: a bar spinning at 5 rev/s"]
-fn a_bar_spinning_at_5_rev_per_s_never_lets_a_hanging_rope_through() {
+/// A 1 m rope hanging from (0, 1) with a free end, and a 1 m bar spinning
+/// at `rev_per_s` beside it for 2 s: the particles that went through the
+/// bar, and the deepest reach of the rope into it, metres.
+fn spin_into_hanging_rope(rev_per_s: f32) -> (u32, f32) {
     let mut pool = ParticlePool::new();
     // A 1 m rope hanging from (0, 1) with a free end.
     let mut desc = CableDesc::line(Vec3::new(0.0, 1.0, 0.0), Vec3::new(0.0, 0.0, 0.0), 1.0, 32)
@@ -278,12 +276,13 @@ fn a_bar_spinning_at_5_rev_per_s_never_lets_a_hanging_rope_through() {
     desc.attach_end = false;
     desc.params.radius = ROPE_R;
     let rope = pool.add_cable(&desc).expect("rope added");
-    // A 1 m bar (r 1 cm) in the plane, centred 0.3 m beside the rope,
-    // spinning about z: its tip moves at 2π · 5 · 0.5 = 15.7 m/s.
+    // A 1 m bar (r 1 cm) in the plane, upright 0.3 m beside the rope (clear
+    // of it), then spinning about z: at 5 rev/s its tip moves at
+    // 2π · 5 · 0.5 = 15.7 m/s.
     let half = 0.5;
     let centre = Vec3::new(0.3, 0.5, 0.0);
-    let spin = 5.0 * std::f32::consts::TAU;
-    let bar = Collider::capsule(centre - Vec3::X * half, centre + Vec3::X * half, 0.01)
+    let spin = rev_per_s * std::f32::consts::TAU;
+    let bar = Collider::capsule(centre - Vec3::Y * half, centre + Vec3::Y * half, 0.01)
         .and_then(|c| c.with_motion(Vec3::ZERO, Vec3::new(0.0, 0.0, spin)))
         .expect("valid bar");
     let k = pool.colliders_mut().add(bar);
@@ -336,6 +335,28 @@ fn a_bar_spinning_at_5_rev_per_s_never_lets_a_hanging_rope_through() {
         }
         before = now;
     }
+    (crossings, deepest)
+}
+
+#[test]
+fn a_bar_spinning_at_half_a_rev_per_s_never_lets_a_hanging_rope_through() {
+    let (crossings, deepest) = spin_into_hanging_rope(0.5);
+    assert_eq!(crossings, 0, "particles went through the spinning bar");
+    assert!(
+        deepest < 1.0e-3,
+        "the rope reached {:.2} mm into the bar",
+        deepest * 1000.0
+    );
+}
+
+/// Open (issue 40): particles still go through a bar spinning at 2 rev/s
+/// and more. Sweeping the relative motion along its arc in 0.1 rad pieces
+/// instead of one straight line was tried and did not help: the cause
+/// lies elsewhere.
+#[test]
+#[ignore = "open in issue 40: a bar spinning at 5 rev/s"]
+fn a_bar_spinning_at_5_rev_per_s_never_lets_a_hanging_rope_through() {
+    let (crossings, deepest) = spin_into_hanging_rope(5.0);
     assert_eq!(crossings, 0, "particles went through the spinning bar");
     assert!(
         deepest < 1.0e-3,
