@@ -35,9 +35,12 @@ const GOLDEN: [(&str, u64); 12] = [
     ("winch", 0x67545fed4fb8c446),
     // Friction on solids listed before the plane (a solid is collider 0)
     // and on a moving box: each collider's mark in `touch` must be its
-    // own. Minted 2026-11-27 (a shape's pass writing another collider's
-    // mark passed the other scenes, see docs/performance-history.md).
-    ("solids_first_moving", 0xcacb4587f6f9a542),
+    // own. Re-minted deliberately with issue 40's contact against a
+    // moving collider's relative motion (sweeps, side memory and
+    // `uncross` start where the collider carried each piece): this is the
+    // one golden scene with a moving collider, and the only hash that
+    // changed.
+    ("solids_first_moving", 0x59fdc92981f91ff2),
 ];
 
 fn fnv(pool: &mut ParticlePool) -> u64 {

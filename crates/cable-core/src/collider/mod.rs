@@ -24,6 +24,9 @@ pub use crate::handle::ColliderHandle;
 #[cfg(feature = "serde")]
 mod save;
 
+// Kinematic motion: velocities, advancing poses, swept bounds.
+mod motion;
+
 /// A collider's shape in its own frame (metres).
 #[derive(Debug, Clone, Copy, PartialEq)]
 #[cfg_attr(
@@ -714,70 +717,6 @@ impl ColliderSet {
         Ok(())
     }
 
-    /// Makes collider `h` move kinematically (see [`Collider::with_motion`]),
-    /// or stop with zero vectors.
-    ///
-    /// # Errors
-    /// Stale handle, or as [`Collider::with_motion`].
-    pub fn set_motion(
-        &mut self,
-        h: ColliderHandle,
-        velocity: Vec3,
-        angular_velocity: Vec3,
-    ) -> Result<(), CableError> {
-        let velocity = check_motion("velocity", velocity)?;
-        let angular_velocity = check_motion("angular_velocity", angular_velocity)?;
-        let e = self.entry_mut(h)?;
-        e.collider.velocity = velocity;
-        e.collider.angular_velocity = angular_velocity;
-        Ok(())
-    }
-
-    /// True when some live collider moves on its own
-    /// ([`Collider::is_kinematic`]). O(colliders).
-    #[must_use]
-    pub fn has_kinematic(&self) -> bool {
-        self.slots
-            .iter()
-            .filter_map(|s| s.entry.as_ref())
-            .any(|e| e.collider.is_kinematic())
-    }
-
-    /// Advances every kinematic collider's pose by `dt` seconds of its
-    /// motion: the position by `velocity · dt`, the rotation by
-    /// `angular_velocity · dt` about its origin. The stepper calls it before
-    /// every substep. A collider whose motion would take its origin beyond
-    /// ±1e6 m stops translating there (it keeps spinning).
-    pub fn advance_kinematic(&mut self, dt: f32) {
-        let mut changed: Option<Aabb> = None;
-        for slot in &mut self.slots {
-            let Some(e) = slot.entry.as_mut() else {
-                continue;
-            };
-            let c = &mut e.collider;
-            if !c.is_kinematic() {
-                continue;
-            }
-            let before = c.world_shape().aabb();
-            let moved = c.position + c.velocity * dt;
-            if moved.is_finite() && moved.abs().max_element() <= crate::MAX_COORDINATE {
-                c.position = moved;
-            }
-            if c.angular_velocity != Vec3::ZERO {
-                let turned =
-                    (Quat::from_scaled_axis(c.angular_velocity * dt) * c.rotation).normalize();
-                if turned.is_finite() {
-                    c.rotation = turned;
-                }
-            }
-            let region = before.union(c.world_shape().aabb());
-            changed = Some(changed.map_or(region, |r| r.union(region)));
-        }
-        if let Some(region) = changed {
-            self.note_change(region);
-        }
-    }
-
     /// Remembers that colliders changed inside `region`.
     fn note_change(&mut self, region: Aabb) {
         if self.changes.len() >= MAX_CHANGES {
@@ -1012,7 +951,7 @@ fn swept_bounds(c: &Collider, p0: Vec3, q0: Quat) -> Aabb {
 
 /// Checks a kinematic velocity or spin: finite, at most
 /// [`MAX_KINEMATIC_SPEED`] long.
-fn check_motion(field: &'static str, v: Vec3) -> Result<Vec3, CableError> {
+pub(super) fn check_motion(field: &'static str, v: Vec3) -> Result<Vec3, CableError> {
     let len = v.length();
     if !v.is_finite() || len > MAX_KINEMATIC_SPEED {
         return Err(CableError::OutOfRange {
