@@ -14,9 +14,14 @@ pub fn cable_bin() -> std::path::PathBuf {
 
 /// A fresh, empty directory for one test, under Cargo's temporary
 /// directory for integration tests.
+///
+/// Unique per call (process id and a counter), so two tests of one binary
+/// that pass the same tag never share, or remove, each other's directory.
 pub fn test_dir(tag: &str) -> std::path::PathBuf {
+    static NEXT: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
+    let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     let d = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
-        .join(format!("cli_{}_{tag}", std::process::id()));
+        .join(format!("cli_{}_{n}_{tag}", std::process::id()));
     let _ = std::fs::remove_dir_all(&d);
     std::fs::create_dir_all(&d).expect("create the test directory");
     d
