@@ -3,6 +3,7 @@
 use bevy_ecs::prelude::*;
 use bevy_time::{Fixed, Time};
 use bevy_transform::components::GlobalTransform;
+use bevy_transform::helper::TransformHelper;
 use cable_core::{CableError, CableHandle, End, ParticlePool};
 
 use crate::components::{
@@ -161,6 +162,7 @@ pub(crate) fn sync_colliders(
         Option<&CableColliderBody>,
         Option<&GlobalTransform>,
     )>,
+    placed: TransformHelper,
     mut notices: MessageWriter<CableNotice>,
 ) {
     let sim = &mut *sim;
@@ -174,9 +176,11 @@ pub(crate) fn sync_colliders(
         alive
     });
     for (entity, collider, body, transform) in &colliders {
+        let mut fresh = false;
         let handle = match sim.colliders.get(&entity) {
             Some(h) if set.contains(*h) => *h,
             old => {
+                fresh = true;
                 if let Some(&lost) = old {
                     // Removed behind the plugin's back: added again.
                     log_error(&format!(
@@ -198,7 +202,18 @@ pub(crate) fn sync_colliders(
                 .entity(entity)
                 .try_insert(CableColliderBody { handle });
         }
-        if let Some(t) = transform {
+        if fresh {
+            // A collider spawned this frame: its `GlobalTransform` is
+            // propagated only in `PostUpdate`, after this system, so it is
+            // computed from the hierarchy here, and the collider is put
+            // there without a motion (a pose set from identity would sweep
+            // it through the cables as if it had moved there).
+            let pose = placed.compute_global_transform(entity).ok();
+            if let Some(t) = pose.or(transform.copied()) {
+                let (_, rotation, translation) = t.to_scale_rotation_translation();
+                let _ = set.teleport(handle, to_cable(translation), to_cable_quat(rotation));
+            }
+        } else if let Some(t) = transform {
             let (_, rotation, translation) = t.to_scale_rotation_translation();
             // A pose out of range (a NaN transform) keeps the last good one.
             let _ = set.set_pose(handle, to_cable(translation), to_cable_quat(rotation));

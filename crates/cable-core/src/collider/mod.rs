@@ -689,7 +689,8 @@ impl ColliderSet {
     /// Set the pose once per frame and, when a frame runs several substeps,
     /// the first one sees the whole motion; to spread it over them, set the
     /// pose before each substep (`Stepper::advance_with` in `cable-systems`
-    /// calls back before every substep).
+    /// calls back before every substep). To put a collider somewhere
+    /// without a motion (a respawn), use [`ColliderSet::teleport`].
     ///
     /// For a plane, the pose moves and turns its frame (origin on the
     /// plane, local `+y` the outward normal).

@@ -27,6 +27,41 @@ impl ColliderSet {
         Ok(())
     }
 
+    /// Puts collider `h` at a new pose without moving it there: unlike
+    /// [`ColliderSet::set_pose`], the next substep does not see a motion
+    /// (nothing is swept or pushed along the way, nothing is carried by
+    /// friction); cables that are inside the collider at its new pose are
+    /// pushed out of it where they are. For a respawn, a level load, or the
+    /// first pose of a collider whose owner (an engine entity) was not
+    /// placed yet when the collider was added.
+    ///
+    /// # Errors
+    /// As [`ColliderSet::set_pose`].
+    ///
+    /// ```
+    /// use cable_core::{Collider, ColliderSet};
+    /// use glam::{Quat, Vec3};
+    ///
+    /// let mut set = ColliderSet::new();
+    /// let ball = set.add(Collider::sphere(Vec3::ZERO, 0.5)?);
+    /// set.teleport(ball, Vec3::new(2.0, -1.0, 0.0), Quat::IDENTITY)?;
+    /// set.prepare();
+    /// assert!(!set.prepared()[0].is_moving());
+    /// # Ok::<(), cable_core::CableError>(())
+    /// ```
+    pub fn teleport(
+        &mut self,
+        h: ColliderHandle,
+        position: Vec3,
+        rotation: Quat,
+    ) -> Result<(), CableError> {
+        self.set_pose(h, position, rotation)?;
+        // `set_pose` checked both and normalised the rotation.
+        let e = self.entry_mut(h)?;
+        e.stepped = (e.collider.position, e.collider.rotation);
+        Ok(())
+    }
+
     /// True when some live collider moves on its own
     /// ([`Collider::is_kinematic`](super::Collider::is_kinematic)). O(colliders).
     #[must_use]
