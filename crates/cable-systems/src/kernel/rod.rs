@@ -92,6 +92,21 @@ pub fn sweep_curvature<L: Lane, S: Store<L>>(s: &mut S, h2: L) {
     }
 }
 
+/// The smallest pivot [`solve_direct`] divides by, relative to the row's
+/// diagonal: below it the row is (up to rounding) a combination of the
+/// rows before it. Rounding leaves the zero pivot of a straight chain
+/// between pins near 1e-7 of the diagonal. A nearly straight chain between
+/// pins has a last pivot of the order of the diagonal times the square of
+/// its bend angles, so one bent by less than about 0.01 rad per joint is
+/// regularised too (its step in that direction would be over 10⁴ times
+/// its error).
+const PIVOT: f32 = 1.0e-4;
+
+#[inline(always)]
+fn s_pivot<L: Lane>() -> L {
+    L::splat(PIVOT)
+}
+
 /// Scratch of one segment for [`solve_direct`].
 #[derive(Clone, Copy, Debug)]
 pub struct ChainRow<L: Lane> {
@@ -121,7 +136,9 @@ impl<L: Lane> Default for ChainRow<L> {
 /// Thomas algorithm; then `pᵢ += wᵢ (nᵢ₋₁ Δλᵢ₋₁ − nᵢ Δλᵢ)` (one Newton step
 /// of the constrained chain, as Deul et al. 2018 do for rods). Segments
 /// that are broken, shorter than [`MIN_SEGMENT_LENGTH`] or between two
-/// pinned particles drop out of the system. The multipliers accumulate in
+/// pinned particles drop out of the system; a pivot that vanishes (a
+/// straight chain between pins) is held at a floor (see `PIVOT`). The
+/// multipliers accumulate in
 /// [`Store::lambda`] (tension).
 #[inline(always)]
 pub fn solve_direct<L: Lane, S: Store<L>>(s: &mut S, b: &Block<L>, chain: &mut Vec<ChainRow<L>>) {
@@ -170,7 +187,21 @@ pub fn solve_direct<L: Lane, S: Store<L>>(s: &mut S, b: &Block<L>, chain: &mut V
         } else {
             zero
         };
+        // A pivot that vanishes marks a constraint the rows before it
+        // already fix: a straight chain between two pinned particles (a
+        // rope hanging plumb between two pins, or stretched taut) has one
+        // more constraint than degrees of freedom along its line, and its
+        // last pivot is zero up to rounding. Dividing by it gave an
+        // infinite step (the scene went NaN in its first substep). The
+        // pivot is held at `PIVOT` times the diagonal instead (a
+        // regularisation of that row alone): the direction it cannot
+        // solve is a uniform tension along the line, which moves no
+        // particle, so the rows stay consistent, an over-stretched chain
+        // shares its strain evenly and its multipliers (tension) grow
+        // large, as an inextensible chain pulled apart should.
+        let floor = s_pivot::<L>() * diag;
         let den = diag - lower * cp_prev;
+        let den = L::select(floor.lt(den), den, floor);
         let cp = upper / den;
         let dp = (chain[j].dp - lower * dp_prev) / den;
         chain[j].cp = cp;
