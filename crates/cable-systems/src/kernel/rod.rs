@@ -196,9 +196,10 @@ pub fn solve_direct<L: Lane, S: Store<L>>(s: &mut S, b: &Block<L>, chain: &mut V
         // pivot is held at `PIVOT` times the diagonal instead (a
         // regularisation of that row alone): the direction it cannot
         // solve is a uniform tension along the line, which moves no
-        // particle, so the rows stay consistent, an over-stretched chain
-        // shares its strain evenly and its multipliers (tension) grow
-        // large, as an inextensible chain pulled apart should.
+        // particle. A chain at its length then solves exactly; one pulled
+        // over its length takes the whole excess as that tension (its
+        // multipliers grow large) and does not spread the strain, which
+        // stays where it was (`tests/rod.rs`; open in the rods issue).
         let floor = s_pivot::<L>() * diag;
         let den = diag - lower * cp_prev;
         let den = L::select(floor.lt(den), den, floor);
