@@ -433,10 +433,10 @@ fn pins(base: &str, pins: Pins, count: usize) -> Result<Vec<u32>, SceneError> {
 
 /// The solver a scene's `solver` value names.
 fn solver(place: &str, v: &Loose) -> Result<Solver, SceneError> {
-    if let Loose::Str(s) = v {
-        if let Ok(solver) = s.parse() {
-            return Ok(solver);
-        }
+    if let Loose::Str(s) = v
+        && let Ok(solver) = s.parse()
+    {
+        return Ok(solver);
     }
     let names = [Solver::GaussSeidel, Solver::Direct].map(|s| format!("\"{}\"", s.name()));
     Err(SceneError::at(

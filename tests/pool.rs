@@ -39,7 +39,7 @@ fn ten_thousand_cables_added_and_removed_in_random_order() {
         if rng.int(0, 500) == 0 {
             pool.compact();
         }
-        if next_id % 1000 == 0 || live.is_empty() {
+        if next_id.is_multiple_of(1000) || live.is_empty() {
             // Every live handle reads its own particles.
             for &(h, id, segs) in &live {
                 let p = pool.positions(h).unwrap();

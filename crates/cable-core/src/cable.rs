@@ -297,14 +297,14 @@ impl CableParams {
                 }
             }
         }
-        if let (Some(lo), Some(hi)) = (self.min_length, self.max_length) {
-            if lo > hi {
-                return Err(CableError::OutOfRange {
-                    field: "min_length",
-                    expected: "must be at most max_length",
-                    value: f64::from(lo),
-                });
-            }
+        if let (Some(lo), Some(hi)) = (self.min_length, self.max_length)
+            && lo > hi
+        {
+            return Err(CableError::OutOfRange {
+                field: "min_length",
+                expected: "must be at most max_length",
+                value: f64::from(lo),
+            });
         }
         // Bounded settings (the per-cable overrides only when given).
         for (field, v, max, expected) in [
@@ -333,14 +333,14 @@ impl CableParams {
                 });
             }
         }
-        if let Some(k) = self.iterations {
-            if !(1..=MAX_CABLE_ITERATIONS).contains(&k) {
-                return Err(CableError::OutOfRange {
-                    field: "iterations",
-                    expected: "must be between 1 and 1024",
-                    value: f64::from(k),
-                });
-            }
+        if let Some(k) = self.iterations
+            && !(1..=MAX_CABLE_ITERATIONS).contains(&k)
+        {
+            return Err(CableError::OutOfRange {
+                field: "iterations",
+                expected: "must be between 1 and 1024",
+                value: f64::from(k),
+            });
         }
         Ok(())
     }

@@ -499,10 +499,10 @@ impl MeshBuffers {
     #[must_use]
     pub fn cable(&self, handle: CableHandle) -> Option<&CableMesh> {
         let slot = self.by_slot.get(handle.index() as usize).copied();
-        if let Some(c) = slot.and_then(|i| self.cables.get(i as usize)) {
-            if c.handle == handle {
-                return Some(c);
-            }
+        if let Some(c) = slot.and_then(|i| self.cables.get(i as usize))
+            && c.handle == handle
+        {
+            return Some(c);
         }
         self.cables.iter().find(|c| c.handle == handle)
     }

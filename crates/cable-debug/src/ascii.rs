@@ -342,7 +342,7 @@ impl Canvas for AsciiCanvas {
             if pen == Pen::Collider && self.mode == AsciiMode::Braille {
                 // Dotted: every other dot, so outlines read lighter than cables.
                 self.collider_tick += 1;
-                if self.collider_tick % 2 == 0 {
+                if self.collider_tick.is_multiple_of(2) {
                     continue;
                 }
             }

@@ -255,7 +255,7 @@ impl Recorder {
     /// Whether the next offered frame will be kept.
     #[must_use]
     pub fn wants_next(&self) -> bool {
-        self.offered % self.stride == 0
+        self.offered.is_multiple_of(self.stride)
     }
 
     /// Offers the state of `pool` at `time` (seconds); captures it only when
@@ -298,7 +298,7 @@ impl Recorder {
             self.stride *= 2;
             // The frame just kept sits at an odd multiple of the old stride
             // when it was dropped.
-            self.last_kept = (self.offered % self.stride) == 0;
+            self.last_kept = self.offered.is_multiple_of(self.stride);
         }
     }
 

@@ -116,13 +116,13 @@ impl SvgOptions {
             }
             StrainScale::Fixed(_) | StrainScale::Largest => {}
         }
-        if let Some(t) = self.tension_scale {
-            if !(t.is_finite() && t > 0.0 && t <= 1.0e12) {
-                return Err(RenderError::option(
-                    "tension_scale",
-                    format!("must be greater than 0 and at most 1e12 newtons, got {t}"),
-                ));
-            }
+        if let Some(t) = self.tension_scale
+            && !(t.is_finite() && t > 0.0 && t <= 1.0e12)
+        {
+            return Err(RenderError::option(
+                "tension_scale",
+                format!("must be greater than 0 and at most 1e12 newtons, got {t}"),
+            ));
         }
         Ok(())
     }

@@ -406,10 +406,10 @@ fn brute_ray(pool: &ParticlePool, ray: &Ray) -> Scan {
                 .into_iter()
                 .flatten()
                 .reduce(f64::min);
-            if let Some(t) = t.filter(|&t| t <= max) {
-                if best.is_none_or(|b| t < b.0) {
-                    best = Some((t, ci, s));
-                }
+            if let Some(t) = t.filter(|&t| t <= max)
+                && best.is_none_or(|b| t < b.0)
+            {
+                best = Some((t, ci, s));
             }
         }
     }

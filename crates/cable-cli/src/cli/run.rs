@@ -181,10 +181,10 @@ pub fn run(a: &RunArgs) -> Result<(), CliError> {
         ProgressBar::hidden()
     };
     let started = Instant::now();
-    if save_at == first {
-        if let Some(staged) = save.as_mut() {
-            save_file::write(staged, first, dt, &pool, &stepper)?;
-        }
+    if save_at == first
+        && let Some(staged) = save.as_mut()
+    {
+        save_file::write(staged, first, dt, &pool, &stepper)?;
     }
     workers.install(|| -> Result<(), CliError> {
         for f in first + 1..=frames {
@@ -195,19 +195,19 @@ pub fn run(a: &RunArgs) -> Result<(), CliError> {
                 .advance(&mut pool, dt)
                 .map_err(|e| CliError::Other(format!("internal: {e}")))?;
             check_finite(&pool, &handles, stepper.time())?;
-            if let Some(w) = out.as_mut() {
-                if f % a.every == 0 || f == frames {
-                    let t = tensions.measure(&pool, &handles, scene.params.substep)?;
-                    w.frame(f, stepper.time(), &pool, &handles, t)?;
-                }
+            if let Some(w) = out.as_mut()
+                && (f % a.every == 0 || f == frames)
+            {
+                let t = tensions.measure(&pool, &handles, scene.params.substep)?;
+                w.frame(f, stepper.time(), &pool, &handles, t)?;
             }
             if let Some(r) = recording.as_mut() {
                 r.offer(&pool, stepper.time())?;
             }
-            if f == save_at {
-                if let Some(staged) = save.as_mut() {
-                    save_file::write(staged, f, dt, &pool, &stepper)?;
-                }
+            if f == save_at
+                && let Some(staged) = save.as_mut()
+            {
+                save_file::write(staged, f, dt, &pool, &stepper)?;
             }
             if let Some(an) = animation.as_mut() {
                 let status = format!(
@@ -236,11 +236,11 @@ pub fn run(a: &RunArgs) -> Result<(), CliError> {
     if let (Some(s), Some(r)) = (svg, recording) {
         let mut recorder = r.finish(&pool, stepper.time())?;
         // With --tension the still is coloured by the final tensions.
-        if let Some(t) = tensions.measure(&pool, &handles, scene.params.substep)? {
-            if let Some(f) = recorder.last_frame_mut() {
-                for (c, t) in f.cables.iter_mut().zip(t) {
-                    c.tension.clone_from(t);
-                }
+        if let Some(t) = tensions.measure(&pool, &handles, scene.params.substep)?
+            && let Some(f) = recorder.last_frame_mut()
+        {
+            for (c, t) in f.cables.iter_mut().zip(t) {
+                c.tension.clone_from(t);
             }
         }
         staged.push(s.write(&recorder)?);

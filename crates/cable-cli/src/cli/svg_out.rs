@@ -185,7 +185,7 @@ impl SvgFrames {
     /// and checked against the budget either way.
     pub fn offer(&mut self, pool: &ParticlePool, time: f64) -> Result<(), CliError> {
         self.check(pool.particle_count(), time)?;
-        if self.offered % self.stride == 0 {
+        if self.offered.is_multiple_of(self.stride) {
             self.keep(Frame::capture(pool, time));
         } else {
             self.last_kept = false;
@@ -204,7 +204,7 @@ impl SvgFrames {
             self.halve();
             // The frame just kept sits at an odd multiple of the old stride
             // when it was dropped.
-            self.last_kept = self.offered % self.stride == 0;
+            self.last_kept = self.offered.is_multiple_of(self.stride);
         }
     }
 

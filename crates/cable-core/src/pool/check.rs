@@ -420,13 +420,13 @@ impl ParticlePool {
                 format!("must be greater than 0 and at most 1e7, got {seg}"),
             ));
         }
-        if let Some(rho) = rec.mass_per_length {
-            if !(rho.is_finite() && rho > 0.0 && rho <= 1.0e6) {
-                return Err(bad(
-                    at("mass_per_length"),
-                    format!("must be greater than 0 and at most 1e6, got {rho}"),
-                ));
-            }
+        if let Some(rho) = rec.mass_per_length
+            && !(rho.is_finite() && rho > 0.0 && rho <= 1.0e6)
+        {
+            return Err(bad(
+                at("mass_per_length"),
+                format!("must be greater than 0 and at most 1e6, got {rho}"),
+            ));
         }
         Ok(())
     }

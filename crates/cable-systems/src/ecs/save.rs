@@ -211,10 +211,10 @@ impl<S: super::TransformSource> CableWorld<S> {
             let mut ends = ends.get(&body.handle).copied().unwrap_or_default();
             // The entities the ends follow, as the game restored them.
             for end in [End::Start, End::End] {
-                if let (Some(att), Some(_)) = (att, ends[end.slot()].target) {
-                    if let AttachTarget::Entity { entity, .. } = att.get(end) {
-                        ends[end.slot()].followed = Some(entity);
-                    }
+                if let (Some(att), Some(_)) = (att, ends[end.slot()].target)
+                    && let AttachTarget::Entity { entity, .. } = att.get(end)
+                {
+                    ends[end.slot()].followed = Some(entity);
                 }
             }
             // The saved parameters already hold the winch the entity's

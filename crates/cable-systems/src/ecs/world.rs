@@ -206,10 +206,10 @@ impl<S: TransformSource> CableWorld<S> {
             }
         }
         for e in self.stepper.stalled_winches() {
-            if let CableError::WinchBudget { cable, .. } = *e {
-                if let Some(t) = self.tracked_of(cable) {
-                    self.report.stalled_winches.push((t.entity, e.clone()));
-                }
+            if let CableError::WinchBudget { cable, .. } = *e
+                && let Some(t) = self.tracked_of(cable)
+            {
+                self.report.stalled_winches.push((t.entity, e.clone()));
             }
         }
         self.write_back(world);

@@ -364,17 +364,17 @@ impl<const N: usize> Lane for Fx<N> {
     const GROUPS: usize = N / GROUP;
     #[inline(always)]
     fn group(&self, g: usize) -> Fx<GROUP> {
-        const { assert!(N % GROUP == 0, "lanes come in whole groups") };
+        const { assert!(N.is_multiple_of(GROUP), "lanes come in whole groups") };
         Fx(std::array::from_fn(|k| self.0[GROUP * g + k]))
     }
     #[inline(always)]
     fn set_group(&mut self, g: usize, v: Fx<GROUP>) {
-        const { assert!(N % GROUP == 0, "lanes come in whole groups") };
+        const { assert!(N.is_multiple_of(GROUP), "lanes come in whole groups") };
         self.0[GROUP * g..GROUP * (g + 1)].copy_from_slice(&v.0);
     }
     #[inline(always)]
     fn group_m(m: Mx<N>, g: usize) -> Mx<GROUP> {
-        const { assert!(N % GROUP == 0, "lanes come in whole groups") };
+        const { assert!(N.is_multiple_of(GROUP), "lanes come in whole groups") };
         Mx(std::array::from_fn(|k| m.0[GROUP * g + k]))
     }
     type M = Mx<N>;

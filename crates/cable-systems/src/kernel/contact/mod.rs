@@ -233,10 +233,10 @@ impl<L: Lane> Contacts<L> {
         let query = bb.expand(margin);
         set.query(&union_of(&query, b.live), |k| self.cands.push(k));
         for &k in set.prepared_planes() {
-            if let WorldShape::Plane { normal, offset } = world[k as usize].shape {
-                if (plane_near(normal, offset, &bb, margin) & b.live).any() {
-                    self.cands.push(k);
-                }
+            if let WorldShape::Plane { normal, offset } = world[k as usize].shape
+                && (plane_near(normal, offset, &bb, margin) & b.live).any()
+            {
+                self.cands.push(k);
             }
         }
         if self.cands.is_empty() {

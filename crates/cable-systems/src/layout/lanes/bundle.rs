@@ -288,7 +288,7 @@ impl<const W: usize> Bundle<W> {
                     // each coordinate was a load of its own; this takes a
                     // frame of one substep to 0.94x the time (2,000 cables
                     // on one thread and the 10,000-cable bench, paired).
-                    const { assert!(W % 4 == 0, "a bundle is a whole number of fours") };
+                    const { assert!(W.is_multiple_of(4), "a bundle is a whole number of fours") };
                     for (l0, b) in (0..W).step_by(4).zip(buf.chunks_exact_mut(4)) {
                         let four = |f: &Fx<W>| -> [f32; 4] { std::array::from_fn(|k| f.0[l0 + k]) };
                         let (x, y, z) = (four(&v.x), four(&v.y), four(&v.z));
