@@ -170,6 +170,8 @@ impl Scene {
             .collect::<Result<Vec<_>, _>>()?;
         let mut cables = Vec::with_capacity(raw.cables.len());
         let mut total = 0usize;
+        // The most particles the cables can have, their winches paid out.
+        let mut most = 0usize;
         for (i, Obj(rc)) in raw.cables.into_iter().enumerate() {
             let base = format!("scene.cables[{i}]");
             // Check the budget before allocating the cable's particles.
@@ -205,6 +207,24 @@ impl Scene {
             // arithmetic would overflow into NaN).
             desc.validate_for_substep(params.substep)
                 .map_err(|e| SceneError::from_cable(&base, &e))?;
+            // A winch paying out adds a particle per winch segment up to its
+            // `max_length`: the scene must hold them all from the start, so
+            // that no run stops at the budget after minutes of work.
+            let (reach, seg, max) = winch_reach(&desc);
+            most = most.saturating_add(reach);
+            if most > SCENE_PARTICLE_BUDGET {
+                let key = if desc.params.max_length.is_some() {
+                    "max_length"
+                } else {
+                    "reel_speed"
+                };
+                return Err(SceneError::at(
+                    format!("{base}.{key}"),
+                    format!(
+                        "a winch paying out to {max} m in segments of {seg} m makes the cable up to {reach} particles long, and the scene up to {most}: more than {SCENE_PARTICLE_BUDGET}, the most a scene may hold (a shorter max_length or longer segments fit)"
+                    ),
+                ));
+            }
             cables.push(desc);
         }
         Ok(Self {
@@ -239,6 +259,25 @@ impl Scene {
     pub fn particle_count(&self) -> usize {
         self.cables.iter().map(CableDesc::particle_count).sum()
     }
+}
+
+/// The most particles a cable can have (its winch, if it pays out, at its
+/// `max_length`: one particle per winch segment, plus the one the pool's
+/// split leaves room for), with the winch segment and that length, metres.
+/// A cable without a paying-out winch keeps its particle count.
+fn winch_reach(desc: &CableDesc) -> (usize, f64, f64) {
+    let count = desc.particle_count();
+    let length = f64::from(desc.length());
+    if desc.params.reel_speed <= 0.0 {
+        return (count, 0.0, length);
+    }
+    // The pool's defaults (`ParticlePool::add_cable`): four times the
+    // initial length, a winch segment of the mean segment.
+    let max = desc.params.max_length.map_or(4.0 * length, f64::from);
+    let seg = length / (count - 1) as f64;
+    // `as` saturates: a reach beyond usize is refused all the same.
+    let added = ((max - length) / seg).ceil().max(0.0) as usize;
+    (count.saturating_add(added).saturating_add(1), seg, max)
 }
 
 fn cable_desc(base: &str, rc: RawCable) -> Result<CableDesc, SceneError> {
@@ -298,6 +337,7 @@ fn cable_desc(base: &str, rc: RawCable) -> Result<CableDesc, SceneError> {
     desc.attach_start = rc.attach_start.unwrap_or(true);
     desc.attach_end = rc.attach_end.unwrap_or(true);
     let d = CableParams::default();
+    let compliance = opt_f32(&format!("{base}.compliance"), rc.compliance, d.compliance)?;
     desc.params = CableParams {
         gravity_scale: opt_f32(
             &format!("{base}.gravity_scale"),
@@ -309,7 +349,7 @@ fn cable_desc(base: &str, rc: RawCable) -> Result<CableDesc, SceneError> {
             None => d.force,
         },
         stiffness: rc.stiffness.unwrap_or(d.stiffness),
-        compliance: opt_f32(&format!("{base}.compliance"), rc.compliance, d.compliance)?,
+        compliance,
         radius: opt_f32(&format!("{base}.radius"), rc.radius, d.radius)?,
         sides: match rc.sides {
             Some(s) => u32::try_from(s).map_err(|_| {
@@ -321,7 +361,13 @@ fn cable_desc(base: &str, rc: RawCable) -> Result<CableDesc, SceneError> {
             None => d.sides,
         },
         tile: opt_f32(&format!("{base}.tile"), rc.tile, d.tile)?,
-        tethers: loose_bool(&format!("{base}.tethers"), rc.tethers.as_ref(), d.tethers)?,
+        // On for a rigid cable, off for a compliant one (tethers would hold
+        // it at its rest length: it must be able to stretch).
+        tethers: loose_bool(
+            &format!("{base}.tethers"),
+            rc.tethers.as_ref(),
+            d.tethers && compliance == 0.0,
+        )?,
         bend_stiffness: loose_f32(
             &format!("{base}.bend_stiffness"),
             rc.bend_stiffness.as_ref(),

@@ -242,3 +242,48 @@ fn long_run_stays_finite_with_bounded_energy() {
         );
     }
 }
+
+/// A compliant cable hanging from a pin stretches as XPBD's compliance says
+/// (each segment by `compliance × tension`, the tension of segment k the
+/// weight of the particles below it): in a scene, tethers default to off
+/// for a compliant cable (the spec), so it can; an explicit `"tethers":
+/// true` holds every particle within its rest distance of the pin.
+#[test]
+fn a_compliant_scene_cable_stretches_under_its_weight_unless_tethered() {
+    let (segments, length, compliance, g) = (10u32, 5.0f64, 1.0e-3f64, 9.81f64);
+    let run = |tethers: &str| -> (f64, bool) {
+        let text = format!(
+            r#"{{"damping": 2.0, "iterations": 32,
+                "cables": [{{"start": [0, 0, 0], "end": [0, -{length}, 0], "length": {length},
+                             "segments": {segments}, "attach_end": false,
+                             "compliance": {compliance}{tethers}}}]}}"#
+        );
+        let scene = cable::Scene::from_json(&text).expect("valid scene");
+        let tethered = scene.cables[0].params.tethers;
+        let (mut pool, handles) = scene.build_pool().expect("pool");
+        let mut stepper = Stepper::new(scene.params).expect("params");
+        for _ in 0..(15 * 60) {
+            stepper.advance(&mut pool, 1.0 / 60.0).expect("step");
+        }
+        let pos = pool.positions(handles[0]).expect("live");
+        (f64::from(pos[0].distance(pos[pos.len() - 1])), tethered)
+    };
+    // Unit masses: segment k (from the top) holds the N − k particles below.
+    let n = f64::from(segments);
+    let stretch = compliance * g * n * (n + 1.0) / 2.0;
+    let (free, tethered) = run("");
+    assert!(!tethered, "a compliant cable's tethers default to off");
+    let rel = (free - length - stretch).abs() / stretch;
+    assert!(
+        rel < 0.05,
+        "hangs {free:.4} m: stretched {:.4} m, XPBD's compliance × tension gives {stretch:.4} m ({:.1}% off)",
+        free - length,
+        rel * 100.0
+    );
+    let (held, tethered) = run(r#", "tethers": true"#);
+    assert!(tethered);
+    assert!(
+        held <= length * 1.0005,
+        "tethers on: hangs {held:.5} m, more than its {length} m"
+    );
+}

@@ -723,3 +723,122 @@ fn the_direct_solver_holds_a_straight_chain_between_two_pins() {
         }
     }
 }
+
+/// Segments broken in a cable (of its first `segments`).
+fn broken_segments(pool: &ParticlePool, h: CableHandle, segments: usize) -> Vec<usize> {
+    pool.row_consts(h).expect("live")[..segments]
+        .iter()
+        .enumerate()
+        .filter(|(_, k)| !k.linked)
+        .map(|(j, _)| j)
+        .collect()
+}
+
+/// Issue 42: a rope parts as real ropes do, at one place per intact piece
+/// and substep, not at every segment over the limit at once. The issue's
+/// case: a 12 m rope (1 kg/m, 48 segments) over a 10 m span at the
+/// default settings (1/60 s substeps, one per frame, 8 iterations), whose
+/// limit is 90 % of its static peak tension (measured at rest in the same
+/// test), released straight: it lost 3 segments in its first tearing
+/// frame; now exactly one, on every layout, and the torn list names it.
+#[test]
+fn a_rope_over_a_span_parts_at_one_segment_in_its_first_tearing_frame() {
+    let params = SolverParams::default();
+    let rope = |limit: Option<f32>| {
+        let mut d =
+            CableDesc::line(Vec3::ZERO, Vec3::new(10.0, 0.0, 0.0), 12.0, 48).expect("valid");
+        d.mass_per_length = Some(1.0);
+        d.params.break_tension = limit;
+        d
+    };
+    for layout in Layout::ALL {
+        // The static peak: the largest segment tension once the rope rests.
+        let mut pool = ParticlePool::new();
+        let h = pool.add_cable(&rope(None)).expect("fits");
+        let mut st = Stepper::with_layout(
+            SolverParams {
+                damping: 2.0,
+                ..params
+            },
+            layout,
+        )
+        .expect("valid");
+        st.set_track_tension(true);
+        for _ in 0..900 {
+            st.advance(&mut pool, 1.0 / 60.0).expect("valid dt");
+        }
+        let mut t = Vec::new();
+        segment_tensions(&pool, h, params.substep, &mut t).expect("live");
+        let peak = t.iter().copied().fold(0.0f32, f32::max);
+        // The catenary's peak (at the supports): ρ·g·c·cosh(D / 2c), ~75 N.
+        let c = catenary_parameter(10.0, 12.0);
+        let want = (f64::from(G) * c * (5.0 / c).cosh()) as f32;
+        assert!(
+            (peak - want).abs() < 0.05 * want,
+            "{layout}: static peak {peak} N, catenary {want} N"
+        );
+        let mut pool = ParticlePool::new();
+        let h = pool.add_cable(&rope(Some(0.9 * peak))).expect("fits");
+        let mut st = Stepper::with_layout(params, layout).expect("valid");
+        let mut first = None;
+        for frame in 0..300 {
+            st.advance(&mut pool, 1.0 / 60.0).expect("valid dt");
+            let broken = broken_segments(&pool, h, 48);
+            if !broken.is_empty() {
+                first = Some((frame, broken, st.torn().to_vec()));
+                break;
+            }
+        }
+        let (frame, broken, torn) = first.expect("a limit of 90 % of the static peak tore");
+        assert_eq!(
+            broken.len(),
+            1,
+            "{layout}: frame {frame} broke segments {broken:?}"
+        );
+        assert_eq!(torn, vec![(h, broken[0])], "{layout}: the torn list");
+    }
+}
+
+/// Issue 42: a hanging rope with a load at its end, whose limit is below
+/// the load's weight, parts once, at its top segment (the most loaded),
+/// and the rope falls away whole: no other segment breaks, then or later.
+#[test]
+fn a_hanging_rope_with_a_load_parts_once_at_its_top() {
+    for layout in Layout::ALL {
+        let mut d = hanging(4.0, 16, true);
+        d.mass_per_length = Some(0.5);
+        // 2 kg of rope and a 10 kg load: the top carries ~118 N.
+        d.params.break_tension = Some(100.0);
+        let mut pool = ParticlePool::new();
+        let h = pool.add_cable(&d).expect("fits");
+        pool.set_inv_mass(h, 16, 0.1).expect("a free particle");
+        let mut st = Stepper::with_layout(
+            SolverParams {
+                substep: 1.0 / 240.0,
+                ..SolverParams::default()
+            },
+            layout,
+        )
+        .expect("valid");
+        let mut torn = Vec::new();
+        for _ in 0..60 {
+            st.advance(&mut pool, 1.0 / 60.0).expect("valid dt");
+            torn.extend_from_slice(st.torn());
+        }
+        assert_eq!(torn, vec![(h, 0)], "{layout}");
+        assert_eq!(broken_segments(&pool, h, 16), vec![0], "{layout}");
+    }
+}
+
+/// The pieces a torn rope leaves, through the public API.
+#[test]
+fn a_torn_rope_lists_its_pieces() {
+    let mut d = hanging(4.0, 16, true);
+    d.params.break_tension = Some(1.0e9);
+    let mut pool = ParticlePool::new();
+    let h = pool.add_cable(&d).expect("fits");
+    assert_eq!(pool.pieces(h).expect("live"), vec![0..17]);
+    pool.break_segment(h, 5).expect("a segment");
+    pool.break_segment(h, 15).expect("a segment");
+    assert_eq!(pool.pieces(h).expect("live"), vec![0..6, 6..16, 16..17]);
+}

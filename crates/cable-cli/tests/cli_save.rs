@@ -537,3 +537,177 @@ fn issue_38_n6_a_3000_s_free_fall_saves_and_restores() {
         &again,
     ]);
 }
+
+/// A hand edit of a save.
+type Edit = fn(&mut serde_json::Value);
+
+/// A rope over a sphere that moves 1 km from the origin and a bar that
+/// spins, for the checks of a kinematic collider's saved pose.
+const MOVING: &str = r#"{"substep": 0.004166667,
+ "cables": [{"start": [995, 3, 0], "end": [1005, 3, 0], "length": 12, "segments": 24}],
+ "colliders": [
+   {"type": "sphere", "center": [1000, 0, 0], "radius": 1.0, "velocity": [7, 0, 0.5]},
+   {"type": "box", "center": [1000, -2, 0], "half_extents": [3, 0.2, 0.2],
+    "rotation": [0, 0, 0, 1], "angular_velocity": [0, 30, 0]}]}"#;
+
+/// Issue 38, round two's trial: what a save holds that the scene does not
+/// fix must still be what a run of the scene makes. A scene that adds a
+/// winch does not restore a save without one; a moving collider's pose
+/// must be where its motion takes it in the substeps the save ran; a
+/// cable that never sleeps is not asleep; and the substeps run must be
+/// those of the saved frames (no fewer, no more). Each is exit 2 naming
+/// the place; the save as written restores and continues.
+#[test]
+fn issue_38_a_save_must_be_what_a_run_of_the_scene_makes() {
+    let dir = test_dir("save_must_match");
+    let scene = p(&dir, "moving.json");
+    std::fs::write(&scene, MOVING).expect("write");
+    let save = p(&dir, "s.json");
+    ok(&["run", &scene, "--seconds", "2", "--save", &save]);
+    let good: serde_json::Value = serde_json::from_slice(&read(&save)).expect("JSON");
+    let restore = |scene: &str, save: &str| {
+        vec![
+            "run".to_owned(),
+            scene.to_owned(),
+            "--seconds".into(),
+            "3".into(),
+            "--restore".into(),
+            save.to_owned(),
+        ]
+    };
+    let usage_of = |args: Vec<String>, want: &str| {
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        usage(&args, want);
+    };
+    // The save as written continues (its poses are within the rounding of
+    // 480 f32 steps 1 km out).
+    let args = restore(&scene, &save);
+    ok(&args.iter().map(String::as_str).collect::<Vec<_>>());
+    let collider = "/simulation/pool/colliders/slots";
+    let edits: [(&str, Edit, &str); 6] = [
+        (
+            "moved",
+            |v| {
+                let x = v
+                    .pointer_mut("/simulation/pool/colliders/slots/0/entry/collider/position/0")
+                    .expect("sphere x");
+                *x = serde_json::json!(x.as_f64().expect("x") + 3.0);
+            },
+            "is not a save of this scene: colliders[0].position: save has [1017",
+        ),
+        (
+            "turned",
+            |v| {
+                *v.pointer_mut("/simulation/pool/colliders/slots/1/entry/collider/rotation")
+                    .expect("bar rotation") = serde_json::json!([0.0, 0.0, 0.0, 1.0]);
+            },
+            "is not a save of this scene: colliders[1].rotation",
+        ),
+        (
+            "asleep",
+            |v| {
+                *v.pointer_mut("/simulation/pool/cables/0/sleep/asleep")
+                    .expect("asleep") = serde_json::json!(true);
+            },
+            "is not a save of this scene: cables[0].sleep.asleep: save has true",
+        ),
+        (
+            "no substeps",
+            |v| {
+                *v.pointer_mut("/simulation/stepper/substeps_run")
+                    .expect("n") = 0.into()
+            },
+            "simulation.stepper.substeps_run: 0 substeps",
+        ),
+        (
+            "one substep short",
+            |v| {
+                *v.pointer_mut("/simulation/stepper/substeps_run")
+                    .expect("n") = 479.into()
+            },
+            "simulation.stepper.substeps_run: 479 substeps",
+        ),
+        (
+            "one frame short",
+            |v| *v.pointer_mut("/frame").expect("frame") = 119.into(),
+            "simulation.stepper.substeps_run: 480 substeps",
+        ),
+    ];
+    assert!(good.pointer(collider).is_some());
+    for (what, edit, want) in edits {
+        let mut v = good.clone();
+        edit(&mut v);
+        let bad = p(&dir, "bad.json");
+        std::fs::write(&bad, serde_json::to_vec(&v).expect("JSON")).expect("write");
+        let o = cable(
+            &restore(&scene, &bad)
+                .iter()
+                .map(String::as_str)
+                .collect::<Vec<_>>(),
+        );
+        assert_eq!(
+            o.status.code(),
+            Some(2),
+            "{what}: {}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+        usage_of(restore(&scene, &bad), want);
+    }
+    // A scene with a winch where the save has none.
+    let winch = p(&dir, "winch.json");
+    std::fs::write(
+        &winch,
+        MOVING.replacen(
+            r#""segments": 24"#,
+            r#""segments": 24, "reel_speed": 0.5"#,
+            1,
+        ),
+    )
+    .expect("write");
+    usage_of(
+        restore(&winch, &save),
+        "is not a save of this scene: cables[0].params.reel_speed: save has 0, scene has 0.5",
+    );
+    // A cable of another segment count or length is named as such.
+    for (from, to, want) in [
+        (
+            r#""segments": 24"#,
+            r#""segments": 20"#,
+            "cables[0].count: save has 25 particles, scene has 21",
+        ),
+        (
+            r#""length": 12"#,
+            r#""length": 13"#,
+            "cables[0].rest[0]: save has 0.5, scene has 0.5416667",
+        ),
+    ] {
+        let other = p(&dir, "other.json");
+        std::fs::write(&other, MOVING.replacen(from, to, 1)).expect("write");
+        usage_of(restore(&other, &save), want);
+    }
+}
+
+/// Issue 38, round two's trial: a winch that could pay out more particles
+/// than a scene may hold is refused up front (exit 2, naming the key),
+/// where the run used to stop after minutes at the budget.
+#[test]
+fn issue_38_a_winch_beyond_the_particle_budget_is_refused_up_front() {
+    let dir = test_dir("winch_budget");
+    let scene = p(&dir, "winch.json");
+    for (cable, key) in [
+        (
+            r#""segments": 1000, "reel_speed": 9999, "max_length": 9e6"#,
+            "scene.cables[0].max_length: a winch paying out to 9000000 m in segments of 0.001 m",
+        ),
+        (
+            r#""segments": 5000000, "reel_speed": 1"#,
+            "scene.cables[0].reel_speed: a winch paying out to 4 m",
+        ),
+    ] {
+        let text = format!(
+            r#"{{"cables": [{{"start": [0, 0, 0], "end": [0, -1, 0], "attach_end": false, {cable}}}]}}"#
+        );
+        std::fs::write(&scene, text).expect("write");
+        usage(&["run", &scene, "--seconds", "1"], key);
+    }
+}

@@ -66,7 +66,9 @@ pub struct CableParams {
     /// Long-range attachments ("tethers", Kim et al. 2012): every free
     /// particle stays within its rest distance along the cable from the
     /// nearest pinned particle on each side, so a hanging cable does not
-    /// stretch whatever its resolution. Default true.
+    /// stretch whatever its resolution. Default true. A compliant cable
+    /// ([`CableParams::compliance`] > 0) that should stretch needs them off:
+    /// the scene format (`cable::Scene`) defaults them to off for one.
     pub tethers: bool,
     /// Bending rigidity `EI`, N·m² (≥ 0): each inner particle resists the
     /// change of its discrete curvature from the rest shape (straight for

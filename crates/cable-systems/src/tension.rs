@@ -109,9 +109,14 @@ fn checked_substep_squared(substep: f32) -> Result<f32, CableError> {
     }
 }
 
-/// Breaks every segment of every breakable cable whose tension exceeds
-/// the cable's [`cable_core::CableParams::break_tension`], from the
-/// multipliers of the last substep. Returns how many segments broke.
+/// Breaks overloaded segments as a rope parts: in each breakable cable,
+/// each intact piece (a run of unbroken segments) breaks at most once per
+/// call, at its most loaded segment, when that segment's tension exceeds
+/// the cable's [`cable_core::CableParams::break_tension`] (ties: the
+/// lowest index). The load then redistributes over the new pieces in the
+/// substeps that follow, so a loaded rope parts at one place, not at every
+/// segment over the limit at once. Reads the multipliers of the last
+/// substep; returns how many segments broke.
 pub(crate) fn break_overloaded(
     pool: &mut ParticlePool,
     substep: f32,
@@ -134,10 +139,29 @@ pub(crate) fn break_overloaded(
         if segment_tensions(pool, h, substep, t).is_err() {
             continue;
         }
+        let Ok(rows) = pool.row_consts(h) else {
+            continue;
+        };
+        // The most loaded segment of each intact piece, if over the limit.
+        // Found over the pieces as they were before this call's breaks.
+        let first = torn.len();
+        let mut worst: Option<(usize, f32)> = None;
         for (j, &tj) in t.iter().enumerate() {
-            if tj > limit && pool.break_segment(h, j).is_ok() {
+            let intact = rows.get(j).is_some_and(|r| r.linked);
+            if intact {
+                if tj > limit && worst.is_none_or(|(_, w)| tj > w) {
+                    worst = Some((j, tj));
+                }
+            } else if let Some((k, _)) = worst.take() {
+                torn.push((h, k));
+            }
+        }
+        if let Some((k, _)) = worst {
+            torn.push((h, k));
+        }
+        for &(_, j) in &torn[first..] {
+            if pool.break_segment(h, j).is_ok() {
                 broke += 1;
-                torn.push((h, j));
             }
         }
     }

@@ -53,6 +53,9 @@ pub fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
+    // From the start: an interrupt while a large scene or save is still
+    // being read ends the process with 130 like one during the frames.
+    signal::catch_interrupts();
     let result = match cli.command {
         Command::Demo(a) => demo::demo(&a),
         Command::Run(a) => run::run(&a),

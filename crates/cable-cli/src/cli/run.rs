@@ -5,7 +5,7 @@ use std::time::Instant;
 
 use cable::Scene;
 use cable::scene::MAX_SCENE_BYTES;
-use cable_core::{CableHandle, ParticlePool};
+use cable_core::{CableError, CableHandle, ParticlePool};
 use cable_systems::{Stepper, tension};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
@@ -191,9 +191,13 @@ pub fn run(a: &RunArgs) -> Result<(), CliError> {
             if super::signal::interrupted() {
                 return Err(CliError::Interrupted);
             }
-            stepper
-                .advance(&mut pool, dt)
-                .map_err(|e| CliError::Other(format!("internal: {e}")))?;
+            stepper.advance(&mut pool, dt).map_err(|e| match e {
+                // The scene's winch check should make this impossible.
+                e @ CableError::WinchBudget { .. } => {
+                    CliError::Other(format!("at t = {:.4} s: {e}", stepper.time()))
+                }
+                e => CliError::Other(format!("internal: {e}")),
+            })?;
             check_finite(&pool, &handles, stepper.time())?;
             if let Some(w) = out.as_mut()
                 && (f % a.every == 0 || f == frames)

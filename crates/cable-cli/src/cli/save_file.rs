@@ -78,18 +78,123 @@ pub fn check_scene(
     save.simulation
         .check_same_setup(pool, params)
         .map_err(|e| format!("is not a save of this scene: {e}"))?;
-    // Each frame runs at most its length in substeps (a frame capped by
-    // max_substeps runs fewer); the accumulator keeps less than one.
     let stepper = &save.simulation.stepper;
-    let held = save.frame as f64 * f64::from(frame_dt);
+    check_time(stepper, params, save.frame, frame_dt)?;
+    check_kinematic_poses(&save.simulation.pool, pool, stepper)
+}
+
+/// The substeps a save ran must be those `frames` frames of `frame_dt`
+/// seconds run: each frame runs at most its length in substeps (fewer
+/// when `max_substeps` caps it) and at least the whole substeps it holds
+/// up to that cap; the accumulator keeps less than one. A frame that the
+/// cap never reaches (`frame_dt` + one substep within `max_substeps`
+/// substeps) runs exactly its time, up to the accumulator's slack.
+fn check_time(
+    stepper: &Stepper,
+    params: &SolverParams,
+    frames: u64,
+    frame_dt: f32,
+) -> Result<(), String> {
+    let (h, dt) = (f64::from(params.substep), f64::from(frame_dt));
+    let held = frames as f64 * dt;
+    let n = stepper.substeps_run();
     let ran = stepper.time() + stepper.remainder();
-    if ran > held * (1.0 + 1.0e-6) + f64::from(params.substep) {
-        return Err(format!(
-            "simulation.stepper.substeps_run: {} substeps and {} s carried are t = {ran:.6} s, more than the {} frames of {frame_dt} s it was saved at (t = {held:.6} s)",
-            stepper.substeps_run(),
-            stepper.remainder(),
-            save.frame
-        ));
+    let said = || {
+        format!(
+            "simulation.stepper.substeps_run: {n} substeps and {} s carried are t = {ran:.6} s, but {frames} frames of {frame_dt} s",
+            stepper.remainder()
+        )
+    };
+    if ran > held * (1.0 + 1.0e-6) + h {
+        return Err(format!("{} run at most t = {held:.6} s", said()));
+    }
+    let cap = f64::from(params.max_substeps);
+    let least = if dt + h <= cap * h {
+        // Never capped: all of the time ran, less the accumulator's slack
+        // (1e-7 of a substep per substep) and rounding.
+        held * (1.0 - 1.0e-6) - n as f64 * h * 1.0e-6 - h * 1.0e-6
+    } else {
+        // Capped at times: each frame ran at least the whole substeps it
+        // held, up to the cap.
+        frames as f64 * (dt / h * (1.0 - 1.0e-6)).floor().min(cap) * h * (1.0 - 1.0e-6)
+    };
+    if ran < least {
+        return Err(format!("{} run at least t = {least:.6} s", said()));
+    }
+    Ok(())
+}
+
+/// A scene's kinematic collider (`velocity`, `angular_velocity`) moves by
+/// its motion every substep: the pose in a save must be the one that
+/// motion reaches in the substeps the save ran, up to the rounding of
+/// that many f32 steps (the stepper advances poses in f32). A collider
+/// whose motion took it to the ±1e6 m bound stopped translating there.
+fn check_kinematic_poses(
+    saved: &ParticlePool,
+    scene: &ParticlePool,
+    stepper: &Stepper,
+) -> Result<(), String> {
+    let (a, b) = (saved.colliders(), scene.colliders());
+    let steps = stepper.substeps_run() as f64;
+    let h = f64::from(stepper.params().substep);
+    let t = stepper.time();
+    for (i, (ha, hb)) in a.handles().zip(b.handles()).enumerate() {
+        let (Ok(ca), Ok(cb)) = (a.get(ha), b.get(hb)) else {
+            continue;
+        };
+        if !cb.is_kinematic() {
+            // At rest: compared exactly by `check_same_setup`.
+            continue;
+        }
+        let (p0, v) = (cb.position().as_dvec3(), cb.velocity().as_dvec3());
+        // When the motion stops at the coordinate bound: the time it got
+        // there (one substep of leeway for the step it stopped before).
+        let bound = f64::from(cable_core::MAX_COORDINATE);
+        let stop = (0..3)
+            .filter(|&k| v[k] != 0.0)
+            .map(|k| (bound.copysign(v[k]) - p0[k]) / v[k])
+            .fold(f64::INFINITY, f64::min);
+        let (te, leeway) = if t > stop {
+            (stop, v.length() * h)
+        } else {
+            (t, 0.0)
+        };
+        let expected = p0 + v * te;
+        let scale = p0.length() + v.length() * te + 1.0e-3;
+        let tol = (steps + 1.0) * f64::from(f32::EPSILON) * scale + leeway + 1.0e-6;
+        let off = ca.position().as_dvec3().distance(expected);
+        if off.is_nan() || off > tol {
+            return Err(format!(
+                "is not a save of this scene: colliders[{i}].position: save has [{}, {}, {}], but the collider's velocity takes it to [{:.6}, {:.6}, {:.6}] in the {steps} substeps (t = {t:.6} s) the save ran ({off:.3e} m away)",
+                ca.position().x,
+                ca.position().y,
+                ca.position().z,
+                expected.x,
+                expected.y,
+                expected.z
+            ));
+        }
+        let w = cb.angular_velocity().as_dvec3();
+        if w != glam::DVec3::ZERO {
+            let q0 = cb.rotation().as_dquat();
+            let turned = glam::DQuat::from_scaled_axis(w * t) * q0;
+            let qa = ca.rotation().as_dquat();
+            // The angle between the two rotations (q and -q are one).
+            let d = (turned * qa.inverse()).normalize();
+            let angle = 2.0 * d.xyz().length().min(1.0).asin();
+            let tol = (steps + 1.0) * 8.0 * f64::from(f32::EPSILON)
+                + 2.0 * f64::from(f32::EPSILON) * w.length() * t
+                + 1.0e-5;
+            if angle.is_nan() || angle > tol {
+                return Err(format!(
+                    "is not a save of this scene: colliders[{i}].rotation: save has [{}, {}, {}, {}], {angle:.3e} rad from where the collider's angular_velocity turns it in the {steps} substeps (t = {t:.6} s) the save ran",
+                    ca.rotation().x,
+                    ca.rotation().y,
+                    ca.rotation().z,
+                    ca.rotation().w
+                ));
+            }
+        }
     }
     Ok(())
 }

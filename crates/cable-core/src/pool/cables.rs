@@ -111,6 +111,7 @@ impl ParticlePool {
             alive: true,
             reel_segment: length / (count - 1) as f32,
             mass_per_length: desc.mass_per_length,
+            winch_stopped: false,
             max_rest: 0.0,
             sleep: SleepState::default(),
             revisions: CableRevisions::default(),

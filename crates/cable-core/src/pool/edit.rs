@@ -114,6 +114,41 @@ impl ParticlePool {
         Ok((&st.lambda[rows.clone()], &st.lambda_row[rows]))
     }
 
+    /// The cable's intact pieces: ranges of particle indices joined by
+    /// unbroken segments, in order. A cable that never broke is one piece
+    /// (`0..particles`); a segment broken by [`ParticlePool::break_segment`]
+    /// or by [`CableParams::break_tension`] ends one piece and starts the
+    /// next. A game draws or attaches each piece as a rope of its own.
+    ///
+    /// # Errors
+    /// [`CableError::StaleHandle`] when the handle is not live.
+    ///
+    /// # Example
+    /// ```
+    /// use cable_core::{CableDesc, ParticlePool};
+    /// use glam::Vec3;
+    ///
+    /// let mut pool = ParticlePool::new();
+    /// let h = pool.add_cable(&CableDesc::line(Vec3::ZERO, Vec3::X, 1.0, 4)?)?;
+    /// assert_eq!(pool.pieces(h)?, vec![0..5]);
+    /// pool.break_segment(h, 1)?;
+    /// assert_eq!(pool.pieces(h)?, vec![0..2, 2..5]);
+    /// # Ok::<(), cable_core::CableError>(())
+    /// ```
+    pub fn pieces(&self, handle: CableHandle) -> Result<Vec<std::ops::Range<usize>>, CableError> {
+        let rows = &self.row_const[self.rows(handle)?];
+        let mut out = Vec::new();
+        let mut start = 0;
+        for (i, r) in rows.iter().enumerate() {
+            // The last row has no segment after it: it always ends a piece.
+            if !r.linked || i + 1 == rows.len() {
+                out.push(start..i + 1);
+                start = i + 1;
+            }
+        }
+        Ok(out)
+    }
+
     /// Breaks segment `segment` (from particle `segment` to `segment + 1`)
     /// for good: its distance constraint, and the bending and tethers
     /// across it, are removed. Breaking a broken segment changes nothing.
@@ -291,9 +326,48 @@ impl ParticlePool {
         self.wake_record(i);
         self.sleepy -= usize::from(self.cables[i].sleepy());
         self.cables[i].params = params;
+        if params.reel_speed != 0.0 {
+            self.cables[i].winch_stopped = false;
+        }
         self.sleepy += usize::from(self.cables[i].sleepy());
         self.revisions.params();
         self.refresh_rows(i);
+        Ok(())
+    }
+
+    /// Stops the cable's winch: its [`CableParams::reel_speed`] becomes 0,
+    /// and the pool remembers that it was stopped rather than built
+    /// without one, so [`ParticlePool::check_same_setup`] accepts a save of
+    /// it as a run of the scene whose winch turns. The stepper calls this
+    /// when paying out needs more particles than the pool's budget
+    /// ([`CableError::WinchBudget`]); a game may call it to stop a winch
+    /// for the same reason. [`ParticlePool::set_params`] with a non-zero
+    /// `reel_speed` turns it again.
+    ///
+    /// # Errors
+    /// [`CableError::StaleHandle`] when `handle` names no live cable.
+    ///
+    /// # Example
+    /// ```
+    /// use cable_core::{CableDesc, ParticlePool};
+    /// use glam::Vec3;
+    ///
+    /// let mut pool = ParticlePool::new();
+    /// let mut desc = CableDesc::line(Vec3::ZERO, Vec3::X, 1.0, 4)?;
+    /// desc.params.reel_speed = 0.5;
+    /// let h = pool.add_cable(&desc)?;
+    /// pool.stop_winch(h)?;
+    /// assert_eq!(pool.params(h)?.reel_speed, 0.0);
+    /// # Ok::<(), cable_core::CableError>(())
+    /// ```
+    pub fn stop_winch(&mut self, handle: CableHandle) -> Result<(), CableError> {
+        let i = self.record_index(handle)?;
+        let params = CableParams {
+            reel_speed: 0.0,
+            ..self.cables[i].params
+        };
+        self.set_params(handle, params)?;
+        self.cables[i].winch_stopped = true;
         Ok(())
     }
 }

@@ -166,7 +166,12 @@ fn expect_same<T: Shown>(
 
 /// Compares every field of two cables' parameters, naming the first that
 /// differs (`cables[1].params.compliance`).
-fn check_params(k: usize, a: &CableParams, b: &CableParams) -> Result<(), SetupMismatch> {
+fn check_params(
+    k: usize,
+    a: &CableParams,
+    b: &CableParams,
+    winch_stopped: bool,
+) -> Result<(), SetupMismatch> {
     macro_rules! fields {
         ($($f:ident),* $(,)?) => {
             $(expect_same(|| format!("cables[{k}].params.{}", stringify!($f)), &a.$f, &b.$f)?;)*
@@ -222,8 +227,9 @@ fn check_params(k: usize, a: &CableParams, b: &CableParams) -> Result<(), SetupM
         teleport_mode,
     );
     // The stepper stops a winch the particle budget cannot feed (its
-    // `reel_speed` becomes 0): that is a run of the scene too.
-    let stopped = a.reel_speed.to_bits() == 0 && b.reel_speed != 0.0;
+    // `reel_speed` becomes 0, `stop_winch`): that is a run of the scene
+    // too. A cable saved without a winch is not.
+    let stopped = winch_stopped && a.reel_speed.to_bits() == 0 && b.reel_speed != 0.0;
     if !(stopped || a.reel_speed.same(&b.reel_speed)) {
         return Err(SetupMismatch::new(
             format!("cables[{k}].params.reel_speed"),
@@ -270,7 +276,9 @@ impl ParticlePool {
     /// each with its shape and pose, and the pose the last substep used.
     ///
     /// What a run changes may differ: positions, velocities, multipliers,
-    /// sleep; a winch the particle budget stopped has a `reel_speed` of 0;
+    /// sleep (of a cable whose `sleep_speed` lets it sleep); a winch the
+    /// particle budget stopped ([`ParticlePool::stop_winch`]) has a
+    /// `reel_speed` of 0;
     /// a segment of a cable with a
     /// [`CableParams::break_tension`] may have broken; and a cable with a
     /// turning winch ([`CableParams::reel_speed`] ≠ 0) may have gained
@@ -397,8 +405,51 @@ impl ParticlePool {
         scene: &ParticlePool,
         b: &CableRecord,
     ) -> Result<(), SetupMismatch> {
-        check_params(k, &a.params, &b.params)?;
+        let (na, nb) = (a.count, b.count);
+        let breakable = b.params.break_tension.is_some();
         let at = |field: &str| format!("cables[{k}].{field}");
+        // Row `i` of the saved cable against row `j` of the scene's.
+        let row = |i: usize, j: usize| -> Result<(), SetupMismatch> {
+            let (x, y) = (self.row(a.first + i), scene.row(b.first + j));
+            expect_same(|| at(&format!("rest[{i}]")), &x.rest, &y.rest)?;
+            expect_same(|| at(&format!("kappa0[{i}]")), &x.kappa0, &y.kappa0)?;
+            expect_same(|| at(&format!("inv_mass[{i}]")), &x.inv_mass, &y.inv_mass)?;
+            // A segment may have broken (for good) if the cable can break.
+            if x.linked != y.linked && !(breakable && y.linked) {
+                return Err(SetupMismatch::new(
+                    at(&format!("linked[{i}]")),
+                    x.linked.shown(),
+                    y.linked.shown(),
+                ));
+            }
+            Ok(())
+        };
+        let winch = b.params.reel_speed != 0.0;
+        if !winch {
+            // No winch: the rows are the scene's. Compared before the
+            // parameters, so that a cable of another length or segment
+            // count is named as such (not by the winch bounds derived
+            // from them).
+            if na != nb {
+                return Err(SetupMismatch::new(
+                    at("count"),
+                    format!("{na} particles"),
+                    format!("{nb} particles (and no winch)"),
+                ));
+            }
+            for i in 0..na {
+                let (x, y) = (self.rest[a.first + i], scene.rest[b.first + i]);
+                expect_same(|| at(&format!("rest[{i}]")), &x, &y)?;
+            }
+        }
+        check_params(k, &a.params, &b.params, a.winch_stopped)?;
+        if a.sleep.asleep && b.params.sleep_speed <= 0.0 {
+            return Err(SetupMismatch::new(
+                format!("cables[{k}].sleep.asleep"),
+                "true",
+                "a cable that never sleeps (sleep_speed 0)",
+            ));
+        }
         expect_same(
             || at("mass_per_length"),
             &a.mass_per_length,
@@ -417,33 +468,7 @@ impl ParticlePool {
                 &b.end_inv_mass[end],
             )?;
         }
-        let (na, nb) = (a.count, b.count);
-        let breakable = b.params.break_tension.is_some();
-        // Row `i` of the saved cable against row `j` of the scene's.
-        let row = |i: usize, j: usize| -> Result<(), SetupMismatch> {
-            let (x, y) = (self.row(a.first + i), scene.row(b.first + j));
-            expect_same(|| at(&format!("rest[{i}]")), &x.rest, &y.rest)?;
-            expect_same(|| at(&format!("kappa0[{i}]")), &x.kappa0, &y.kappa0)?;
-            expect_same(|| at(&format!("inv_mass[{i}]")), &x.inv_mass, &y.inv_mass)?;
-            // A segment may have broken (for good) if the cable can break.
-            if x.linked != y.linked && !(breakable && y.linked) {
-                return Err(SetupMismatch::new(
-                    at(&format!("linked[{i}]")),
-                    x.linked.shown(),
-                    y.linked.shown(),
-                ));
-            }
-            Ok(())
-        };
-        if b.params.reel_speed == 0.0 {
-            // No winch: the rows are the scene's.
-            if na != nb {
-                return Err(SetupMismatch::new(
-                    at("count"),
-                    format!("{na} particles"),
-                    format!("{nb} particles (and no winch)"),
-                ));
-            }
+        if !winch {
             return (0..na).try_for_each(|i| row(i, i));
         }
         // A winch: [start, added particles..., the scene's last t rows].

@@ -76,6 +76,15 @@ pub(crate) struct CableRecord {
     pub(crate) reel_segment: f32,
     /// Linear density the cable was built with, for reeled-out particles.
     pub(crate) mass_per_length: Option<f32>,
+    /// Its winch was stopped at the particle budget
+    /// ([`ParticlePool::stop_winch`]): `params.reel_speed` is 0 where the
+    /// scene's is not. Cleared by a `set_params` that turns it again.
+    /// Saved only when set, so saves of runs without it read as before.
+    #[cfg_attr(
+        feature = "serde",
+        serde(default, skip_serializing_if = "std::ops::Not::not")
+    )]
+    pub(crate) winch_stopped: bool,
     /// Longest segment's rest length, metres, kept by `refresh_rows`: with
     /// `reel_segment` it bounds the curvature compliances a winch can
     /// give the cable (`check_bend_for_substep`). Derived: not saved.

@@ -4,7 +4,7 @@
 //! prepared before the first substeps. [`LayoutState::advance`] runs them
 //! and calls the layout dispatch (`LayoutState::run`) for the substeps.
 
-use cable_core::{CableError, CableHandle, CableParams, ParticlePool};
+use cable_core::{CableError, CableHandle, ParticlePool};
 
 use super::{Layout, LayoutState};
 use crate::kernel::Stages;
@@ -38,15 +38,8 @@ fn reel_all(
         }) = pool.reel(cable, delta)
         {
             // Stopped, rather than retried (and refused) every substep.
-            if let Ok(&p) = pool.params(cable) {
-                let _ = pool.set_params(
-                    cable,
-                    CableParams {
-                        reel_speed: 0.0,
-                        ..p
-                    },
-                );
-            }
+            // The handle is live (it was just reeled), so this cannot fail.
+            let _ = pool.stop_winch(cable);
             stalled.push(CableError::WinchBudget {
                 cable,
                 requested,
