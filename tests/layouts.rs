@@ -186,7 +186,7 @@ fn reference(seed: u64) -> Vec<u32> {
             substep(&mut pool, &params);
         }
     }
-    assert!(pool.all_finite());
+    assert!(pool.all_finite(), "seed {seed}: the scalar solver went NaN or infinite");
     bits(&mut pool)
 }
 
