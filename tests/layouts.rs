@@ -186,7 +186,10 @@ fn reference(seed: u64) -> Vec<u32> {
             substep(&mut pool, &params);
         }
     }
-    assert!(pool.all_finite(), "seed {seed}: the scalar solver went NaN or infinite");
+    assert!(
+        pool.all_finite(),
+        "seed {seed}: the scalar solver went NaN or infinite"
+    );
     bits(&mut pool)
 }
 
@@ -385,7 +388,7 @@ fn every_layout_is_the_specs_classic_step_to_float_rounding() {
         desc.params.tethers = false; // the spec's classic step has none
         pool.add_cable(&desc).expect("within budget");
         let pts = desc.points();
-        let mut r = ClassicCable::new(&pts, desc.rest_lengths()[0], params.gravity);
+        let mut r = ClassicCable::new(pts, desc.rest_lengths()[0], params.gravity);
         r.pin(0, start);
         if desc.attach_end {
             r.pin(pts.len() - 1, end);

@@ -71,7 +71,7 @@ fn compare(seed: u64, scenes: usize, steps: usize) -> Vec<Vec<(f64, f64)>> {
             // everything else itself (in f32, as the spec's data is).
             let points = desc.points();
             let mut r = ClassicCable::new(
-                &points,
+                points,
                 length / segments as f32,
                 gravity * desc.params.gravity_scale + desc.params.force,
             );
