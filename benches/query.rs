@@ -48,13 +48,18 @@ impl QueryScene {
         stepper.advance(&mut pool, 0.5).expect("finite frame");
         let extent = Vec3::new(3.0, SIDE as f32 * GAP, SIDE as f32 * GAP);
         let centre = extent * 0.5;
-        let mut rng = XorShift(0x9e37_79b9_7f4a_7c15);
+        let mut rng = cable_testkit::Rng::new(0x9e37_79b9_7f4a_7c15);
         let mut rays = Vec::with_capacity(QUERIES);
         let mut points = Vec::with_capacity(QUERIES);
         for _ in 0..QUERIES {
             // From a sphere of 60 m around the grid's centre at a random
             // point inside the grid's box.
-            let dir = Vec3::new(rng.signed(), rng.signed(), rng.signed()).normalize_or(Vec3::X);
+            let dir = Vec3::new(
+                rng.range(-1.0, 1.0),
+                rng.range(-1.0, 1.0),
+                rng.range(-1.0, 1.0),
+            )
+            .normalize_or(Vec3::X);
             let origin = centre + dir * 60.0;
             let target = Vec3::new(rng.unit(), rng.unit(), rng.unit()) * extent;
             rays.push(Ray::new(origin, target - origin, f32::INFINITY).expect("finite ray"));
@@ -96,24 +101,6 @@ impl QueryScene {
     #[inline(never)]
     fn build(&self) {
         black_box(CableQuery::from_pool(&self.pool));
-    }
-}
-
-/// A small deterministic generator (xorshift64).
-struct XorShift(u64);
-
-impl XorShift {
-    /// Uniform in 0..1.
-    fn unit(&mut self) -> f32 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        (self.0 >> 40) as f32 / (1u64 << 24) as f32
-    }
-
-    /// Uniform in -1..1.
-    fn signed(&mut self) -> f32 {
-        self.unit() * 2.0 - 1.0
     }
 }
 

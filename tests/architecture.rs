@@ -19,13 +19,14 @@ use std::path::{Path, PathBuf};
 use syn::visit::Visit;
 
 /// The library crates' source folders, from the workspace root.
-const CRATES: [&str; 6] = [
+const CRATES: [&str; 7] = [
     "src",
     "crates/cable-core/src",
     "crates/cable-systems/src",
     "crates/cable-debug/src",
     "crates/cable-cli/src",
     "crates/cable-bevy/src",
+    "crates/cable-testkit/src",
 ];
 
 /// Longest library source file allowed, in lines.

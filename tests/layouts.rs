@@ -4,28 +4,9 @@
 
 use cable::core::{CableDesc, Collider, End, ParticlePool};
 use cable::systems::{Layout, Solver, SolverParams, Stepper, substep};
+use cable_testkit::Rng;
+use cable_testkit::classic::{ClassicCable, Precision};
 use glam::{Quat, Vec3};
-
-/// xorshift64*: a tiny deterministic generator for scene shapes.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
-    }
-    fn f(&mut self, lo: f32, hi: f32) -> f32 {
-        lo + (hi - lo) * ((self.next() >> 40) as f32 / (1u64 << 24) as f32)
-    }
-    fn pick<T: Copy>(&mut self, xs: &[T]) -> T {
-        xs[(self.next() % xs.len() as u64) as usize]
-    }
-    fn chance(&mut self, p: f32) -> bool {
-        self.f(0.0, 1.0) < p
-    }
-}
 
 /// A random scene: mixed segment counts (many shared, so lane groups form,
 /// some long enough for the pipelined sweeps), pins, masses, bending,
@@ -37,52 +18,61 @@ fn random_scene(seed: u64) -> (ParticlePool, SolverParams) {
 /// A random scene; with `winches_and_breaking`, some cables reel and some
 /// can break (frame-level edits the plain `substep` function does not do).
 fn random_scene_with(seed: u64, winches_and_breaking: bool) -> (ParticlePool, SolverParams) {
-    let mut rng = Rng(seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1);
+    let mut rng = Rng::new(seed);
     let mut pool = ParticlePool::new();
-    let cables = 20 + (rng.next() % 40) as usize;
+    let cables = 20 + rng.index(40);
     for k in 0..cables {
         let segs = rng.pick(&[1u32, 2, 3, 7, 16, 16, 16, 33, 33, 70]);
         let start = Vec3::new(
-            rng.f(-5.0, 5.0),
-            rng.f(-5.0, 5.0),
-            if k % 7 == 0 { -0.0 } else { rng.f(-1.0, 1.0) },
+            rng.range(-5.0, 5.0),
+            rng.range(-5.0, 5.0),
+            if k % 7 == 0 {
+                -0.0
+            } else {
+                rng.range(-1.0, 1.0)
+            },
         );
-        let end = start + Vec3::new(rng.f(1.0, 8.0), rng.f(-2.0, 2.0), rng.f(-1.0, 1.0));
-        let len = start.distance(end) * rng.f(0.8, 1.4);
+        let end = start
+            + Vec3::new(
+                rng.range(1.0, 8.0),
+                rng.range(-2.0, 2.0),
+                rng.range(-1.0, 1.0),
+            );
+        let len = start.distance(end) * rng.range(0.8, 1.4);
         let mut desc = CableDesc::line(start, end, len, segs).expect("valid line");
         desc.attach_start = rng.chance(0.7);
         desc.attach_end = rng.chance(0.5);
         desc.params.stiffness = rng.chance(0.3);
         desc.params.compliance = if rng.chance(0.3) {
-            rng.f(1.0e-5, 1.0e-2)
+            rng.range(1.0e-5, 1.0e-2)
         } else {
             0.0
         };
-        desc.params.gravity_scale = rng.f(0.5, 1.5);
+        desc.params.gravity_scale = rng.range(0.5, 1.5);
         if rng.chance(0.3) {
-            desc.params.force = Vec3::new(rng.f(-3.0, 3.0), 0.0, rng.f(-3.0, 3.0));
+            desc.params.force = Vec3::new(rng.range(-3.0, 3.0), 0.0, rng.range(-3.0, 3.0));
         }
         // The rod features: tethers (on by default), pins, masses, bending stiffness.
         desc.params.tethers = rng.chance(0.7);
         if segs >= 3 && rng.chance(0.3) {
-            desc.pins = vec![1 + (rng.next() % u64::from(segs - 1)) as u32];
+            desc.pins = vec![rng.int(1, u64::from(segs)) as u32];
         }
         if rng.chance(0.3) {
-            desc.mass_per_length = Some(rng.f(0.1, 3.0));
+            desc.mass_per_length = Some(rng.range(0.1, 3.0));
         }
         if rng.chance(0.25) {
-            desc.params.bend_stiffness = rng.f(0.01, 2.0);
+            desc.params.bend_stiffness = rng.range(0.01, 2.0);
         }
         // Per-cable solver settings (lane layouts group by iterations and
         // friction on/off; damping and the friction coefficient vary per lane).
         if rng.chance(0.2) {
-            desc.params.damping = Some(rng.f(0.0, 3.0));
+            desc.params.damping = Some(rng.range(0.0, 3.0));
         }
         if rng.chance(0.25) {
             desc.params.friction = Some(if rng.chance(0.3) {
                 0.0
             } else {
-                rng.f(0.05, 0.9)
+                rng.range(0.05, 0.9)
             });
         }
         if rng.chance(0.2) {
@@ -90,10 +80,10 @@ fn random_scene_with(seed: u64, winches_and_breaking: bool) -> (ParticlePool, So
         }
         if winches_and_breaking {
             if rng.chance(0.3) {
-                desc.params.reel_speed = rng.f(-1.0, 1.0);
+                desc.params.reel_speed = rng.range(-1.0, 1.0);
             }
             if rng.chance(0.3) {
-                desc.params.break_tension = Some(rng.f(5.0, 60.0));
+                desc.params.break_tension = Some(rng.range(5.0, 60.0));
             }
         }
         let h = pool.add_cable(&desc).expect("within budget");
@@ -103,19 +93,19 @@ fn random_scene_with(seed: u64, winches_and_breaking: bool) -> (ParticlePool, So
                 let w = if rng.chance(0.3) {
                     0.0
                 } else {
-                    rng.f(0.3, 3.0)
+                    rng.range(0.3, 3.0)
                 };
                 pool.set_inv_mass(h, i, w).expect("valid mass");
             }
         }
     }
     let params = SolverParams {
-        gravity: Vec3::new(0.0, -9.81, rng.f(-1.0, 1.0)),
-        iterations: 1 + (rng.next() % 9) as u32,
+        gravity: Vec3::new(0.0, -9.81, rng.range(-1.0, 1.0)),
+        iterations: rng.int(1, 10) as u32,
         damping: if rng.chance(0.5) {
             0.0
         } else {
-            rng.f(0.0, 2.0)
+            rng.range(0.0, 2.0)
         },
         solver: if rng.chance(0.3) {
             Solver::Direct
@@ -125,7 +115,7 @@ fn random_scene_with(seed: u64, winches_and_breaking: bool) -> (ParticlePool, So
         friction: if rng.chance(0.5) {
             0.0
         } else {
-            rng.f(0.1, 0.6)
+            rng.range(0.1, 0.6)
         },
         ..SolverParams::default()
     };
@@ -196,7 +186,10 @@ fn reference(seed: u64) -> Vec<u32> {
             substep(&mut pool, &params);
         }
     }
-    assert!(pool.all_finite());
+    assert!(
+        pool.all_finite(),
+        "seed {seed}: the scalar solver went NaN or infinite"
+    );
     bits(&mut pool)
 }
 
@@ -339,7 +332,7 @@ fn lanes8_actually_uses_lane_groups_on_random_scenes() {
     // Random cables of two lengths, with and without compliance, with
     // random cheap features (tethers, pins, masses, forces, breakability),
     // which do not split lane groups.
-    let mut rng = Rng(0x5eed);
+    let mut rng = Rng::new(0x5eed);
     let mut pool = ParticlePool::new();
     for k in 0..48 {
         let segs = rng.pick(&[16u32, 33]);
@@ -354,7 +347,7 @@ fn lanes8_actually_uses_lane_groups_on_random_scenes() {
             desc.pins = vec![5];
         }
         if rng.chance(0.3) {
-            desc.mass_per_length = Some(rng.f(0.1, 2.0));
+            desc.mass_per_length = Some(rng.range(0.1, 2.0));
         }
         pool.add_cable(&desc).expect("fits");
     }
@@ -371,64 +364,6 @@ fn lanes8_actually_uses_lane_groups_on_random_scenes() {
     assert!(lanes.lane_groups() >= 2);
 }
 
-/// One cable of the independent reference: positions, previous positions,
-/// pinned flags, rest length of every segment.
-type RefCable = (Vec<[f32; 3]>, Vec<[f32; 3]>, Vec<bool>, f32);
-
-/// The spec's classic step (damping 0, compliance 0, no bending), written
-/// out independently on plain arrays: pinned ends, Verlet, then segment by
-/// segment "half each when both are free, all onto the free one".
-fn classic_reference(cables: &mut [RefCable], g: [f32; 3], h: f32, iterations: u32, substeps: u32) {
-    for _ in 0..substeps {
-        for (pos, prev, pinned, rest) in cables.iter_mut() {
-            for i in 0..pos.len() {
-                if !pinned[i] {
-                    let p = pos[i];
-                    let v = [p[0] - prev[i][0], p[1] - prev[i][1], p[2] - prev[i][2]];
-                    prev[i] = p;
-                    let hh = h * h;
-                    pos[i] = [
-                        p[0] + v[0] + g[0] * hh,
-                        p[1] + v[1] + g[1] * hh,
-                        p[2] + v[2] + g[2] * hh,
-                    ];
-                }
-            }
-            for _ in 0..iterations {
-                for i in 0..pos.len() - 1 {
-                    let (fa, fb) = match (pinned[i], pinned[i + 1]) {
-                        (true, true) => continue,
-                        (false, false) => (0.5f32, 0.5f32),
-                        (true, false) => (0.0, 1.0),
-                        (false, true) => (1.0, 0.0),
-                    };
-                    let (a, b) = (pos[i], pos[i + 1]);
-                    let d = [b[0] - a[0], b[1] - a[1], b[2] - a[2]];
-                    let len = (d[0] * d[0] + d[1] * d[1] + d[2] * d[2]).sqrt();
-                    if len <= cable::core::MIN_SEGMENT_LENGTH {
-                        continue;
-                    }
-                    let err = (len - *rest) / len;
-                    if fa > 0.0 {
-                        pos[i] = [
-                            a[0] + d[0] * (fa * err),
-                            a[1] + d[1] * (fa * err),
-                            a[2] + d[2] * (fa * err),
-                        ];
-                    }
-                    if fb > 0.0 {
-                        pos[i + 1] = [
-                            b[0] - d[0] * (fb * err),
-                            b[1] - d[1] * (fb * err),
-                            b[2] - d[2] * (fb * err),
-                        ];
-                    }
-                }
-            }
-        }
-    }
-}
-
 /// Every layout is the spec's classic step "to float rounding": from the
 /// same positions, each substep is within a few f32 spacings of the plain
 /// f32 step written out independently (the pool carries what rounding
@@ -436,28 +371,30 @@ fn classic_reference(cables: &mut [RefCable], g: [f32; 3], h: f32, iterations: u
 /// agree with each other bit for bit.
 #[test]
 fn every_layout_is_the_specs_classic_step_to_float_rounding() {
-    let mut rng = Rng(77);
-    let mut pool = ParticlePool::new();
-    let mut reference = Vec::new();
-    for k in 0..27 {
-        let segs = rng.pick(&[4u32, 9, 9, 9, 80]);
-        let start = Vec3::new(rng.f(-3.0, 3.0), k as f32 * 0.5, rng.f(-1.0, 1.0));
-        let end = start + Vec3::new(rng.f(2.0, 6.0), rng.f(-1.0, 1.0), 0.0);
-        let length = start.distance(end) * rng.f(1.0, 1.3);
-        let mut desc = CableDesc::line(start, end, length, segs).expect("valid line");
-        desc.attach_end = rng.chance(0.6);
-        desc.params.tethers = false; // the spec's classic step has none
-        pool.add_cable(&desc).expect("within budget");
-        let pts: Vec<[f32; 3]> = desc.points().iter().map(|p| p.to_array()).collect();
-        let mut pinned = vec![false; pts.len()];
-        pinned[0] = true;
-        pinned[pts.len() - 1] = desc.attach_end;
-        reference.push((pts.clone(), pts, pinned, desc.rest_lengths()[0]));
-    }
+    let mut rng = Rng::new(77);
     let params = SolverParams {
         iterations: 6,
         ..SolverParams::default()
     };
+    let mut pool = ParticlePool::new();
+    let mut reference = Vec::new();
+    for k in 0..27 {
+        let segs = rng.pick(&[4u32, 9, 9, 9, 80]);
+        let start = Vec3::new(rng.range(-3.0, 3.0), k as f32 * 0.5, rng.range(-1.0, 1.0));
+        let end = start + Vec3::new(rng.range(2.0, 6.0), rng.range(-1.0, 1.0), 0.0);
+        let length = start.distance(end) * rng.range(1.0, 1.3);
+        let mut desc = CableDesc::line(start, end, length, segs).expect("valid line");
+        desc.attach_end = rng.chance(0.6);
+        desc.params.tethers = false; // the spec's classic step has none
+        pool.add_cable(&desc).expect("within budget");
+        let pts = desc.points();
+        let mut r = ClassicCable::new(pts, desc.rest_lengths()[0], params.gravity);
+        r.pin(0, start);
+        if desc.attach_end {
+            r.pin(pts.len() - 1, end);
+        }
+        reference.push(r);
+    }
     let mut results = Vec::new();
     for layout in Layout::ALL {
         let mut pool = pool.clone();
@@ -465,25 +402,20 @@ fn every_layout_is_the_specs_classic_step_to_float_rounding() {
         let mut stepper = Stepper::with_layout(params, layout).expect("valid params");
         let handles: Vec<_> = pool.handles().collect();
         for substep in 0..40 {
-            for (h, (pos, prev, _, _)) in handles.iter().zip(&mut reference) {
-                let arr = |v: &[Vec3]| v.iter().map(|p| p.to_array()).collect::<Vec<_>>();
-                *pos = arr(pool.positions(*h).expect("live"));
-                *prev = arr(pool.prev_positions(*h).expect("live"));
+            for (h, r) in handles.iter().zip(&mut reference) {
+                r.load(
+                    pool.positions(*h).expect("live"),
+                    pool.prev_positions(*h).expect("live"),
+                );
+                r.substep(params.substep, params.iterations, Precision::F32);
             }
-            classic_reference(
-                &mut reference,
-                params.gravity.to_array(),
-                params.substep,
-                params.iterations,
-                1,
-            );
             stepper
                 .advance(&mut pool, params.substep)
                 .expect("valid dt");
-            for (c, (h, (want, _, _, _))) in handles.iter().zip(&reference).enumerate() {
+            for (c, (h, r)) in handles.iter().zip(&reference).enumerate() {
                 let got = pool.positions(*h).expect("live");
-                for (p, w) in got.iter().zip(want) {
-                    let w = Vec3::from_array(*w);
+                for (p, w) in got.iter().zip(&r.position) {
+                    let w = Vec3::from_array(w.map(|x| x as f32));
                     // The f32 spacing at the larger coordinate, at least 1 m's.
                     let spacing = p.abs().max_element().max(1.0) * f32::EPSILON;
                     let off = (*p - w).abs().max_element() / spacing;

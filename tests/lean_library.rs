@@ -3,7 +3,8 @@
 //! `crates/cable-cli`; this pins that no library crate takes them back,
 //! directly or through another dependency, reading the resolved graph
 //! from `cargo metadata` (normal dependencies only: dev and build ones do
-//! not reach a game's build).
+//! not reach a game's build). Nor does any library crate, or the command
+//! line, take the test kit (`cable-testkit`, a dev-dependency only).
 
 use std::collections::{BTreeSet, HashMap};
 
@@ -11,6 +12,9 @@ use cargo_metadata::{DependencyKind, Metadata, MetadataCommand, Package, Package
 
 /// Crates only the command line needs.
 const CLI_ONLY: [&str; 5] = ["clap", "indicatif", "ctrlc", "terminal_size", "tempfile"];
+
+/// Crates only tests need (dev-dependencies of the workspace's crates).
+const TEST_ONLY: [&str; 1] = ["cable-testkit"];
 
 /// The library packages a game may depend on.
 const LIBRARIES: [&str; 4] = ["cable", "cable-core", "cable-systems", "cable-debug"];
@@ -75,4 +79,32 @@ fn library_crates_depend_on_no_command_line_crate() {
         assert!(cli.contains(needed), "cable-cli lacks {needed}: {cli:?}");
     }
     assert!(normal_closure(&meta, &package(&meta, "cable").id).contains("cable-core"));
+}
+
+#[test]
+fn no_library_crate_and_not_the_command_line_depends_on_the_test_kit() {
+    let meta = metadata();
+    for krate in LIBRARIES.iter().chain(&["cable-cli"]) {
+        let deps = normal_closure(&meta, &package(&meta, krate).id);
+        for banned in TEST_ONLY {
+            assert!(
+                !deps.contains(banned),
+                "{krate} reaches {banned} through its normal dependencies"
+            );
+        }
+    }
+    // The kit is in the workspace, a dev-dependency of the test crates.
+    let kit = package(&meta, "cable-testkit");
+    assert!(
+        kit.publish.as_ref().is_some_and(|p| p.is_empty()),
+        "publish = false"
+    );
+    let facade = package(&meta, "cable");
+    assert!(
+        facade
+            .dependencies
+            .iter()
+            .any(|d| d.name == "cable-testkit" && d.kind == DependencyKind::Development),
+        "the root's tests use the kit"
+    );
 }

@@ -3,8 +3,6 @@
 //! parallel-transport frames (no twist or flip through vertical and around a
 //! loop), smoothing, ribbons, sockets and thread-count determinism.
 
-mod common;
-
 use cable::core::mesh::{Aabb, MeshBuffers, MeshOptions, MeshStyle, Vertex};
 use cable::systems::mesh::{build_meshes, cable_bounds};
 use cable::systems::socket::{SocketAt, cable_socket, socket_transform};
@@ -561,7 +559,7 @@ fn bad_options_are_refused_with_their_field() {
 #[test]
 fn meshes_do_not_depend_on_the_thread_count() {
     // Enough cables and vertices that the build splits into many tasks.
-    let mut rng = common::Rng(7);
+    let mut rng = cable_testkit::Rng::new(7);
     let mut pool = ParticlePool::new();
     for _ in 0..60 {
         let pts: Vec<Vec3> = (0..40)

@@ -1,8 +1,7 @@
 //! Physics checked against physics: the catenary, the pendulum, free fall.
 
-mod common;
 use cable::{CableDesc, ParticlePool, SolverParams, Stepper};
-use common::catenary_parameter;
+use cable_testkit::catenary_parameter;
 use glam::Vec3;
 
 #[test]

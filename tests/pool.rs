@@ -1,9 +1,7 @@
 //! The particle pool: handles, removal, compaction, budget, read-out.
 
-mod common;
-
 use cable::{CableDesc, CableError, End, ParticlePool, SolverParams, Stepper};
-use common::Rng;
+use cable_testkit::Rng;
 use glam::Vec3;
 
 /// A cable whose particles all carry its id in x, so a read-out proves
@@ -18,7 +16,7 @@ fn tagged(id: u32, segments: u32) -> CableDesc {
 
 #[test]
 fn ten_thousand_cables_added_and_removed_in_random_order() {
-    let mut rng = Rng(1);
+    let mut rng = Rng::new(1);
     let mut pool = ParticlePool::new();
     let mut live: Vec<(cable::CableHandle, u32, u32)> = Vec::new();
     let mut dead = Vec::new();

@@ -1,120 +1,21 @@
 //! The default step is the classic step of the spec's "Reference
-//! semantics", compared bit for bit with a straightforward, independent
-//! array-of-structs implementation written here from the spec (UE's
-//! `VerletIntegrate` + `SolveDistanceConstraint`).
-
-mod common;
+//! semantics", compared with a straightforward, independent implementation
+//! written from the spec (UE's `VerletIntegrate` +
+//! `SolveDistanceConstraint`): the test kit's oracle,
+//! `cable_testkit::classic`, in f32 and in f64 arithmetic.
 
 use cable::{CableDesc, ParticlePool, SolverParams, Stepper};
-use common::Rng;
+use cable_testkit::Rng;
+use cable_testkit::classic::{ClassicCable, Precision};
 use glam::Vec3;
-
-/// One particle as UE stores it (in f64 here, see [`Precision`]).
-#[derive(Clone, Copy)]
-struct Particle {
-    free: bool,
-    position: [f64; 3],
-    old_position: [f64; 3],
-}
-
-/// The arithmetic of a reference run: `F32` rounds every operation's
-/// result to f32, which is exactly f32 arithmetic (f64 has more than
-/// 2·24 + 2 bits, so rounding the f64 result of +, −, ×, ÷ or √ of f32
-/// values to f32 gives the correctly rounded f32 result); `F64` keeps
-/// double precision, the reference for accuracy.
-#[derive(Clone, Copy, PartialEq)]
-enum Precision {
-    F32,
-    F64,
-}
-
-impl Precision {
-    fn r(self, x: f64) -> f64 {
-        match self {
-            Precision::F32 => f64::from(x as f32),
-            Precision::F64 => x,
-        }
-    }
-}
-
-#[derive(Clone)]
-struct RefCable {
-    particles: Vec<Particle>,
-    segment_length: f64,
-    start: [f64; 3],
-    end: [f64; 3],
-    attach_start: bool,
-    attach_end: bool,
-    accel: [f64; 3],
-}
-
-fn reference_substep(c: &mut RefCable, h: f64, iterations: u32, fp: Precision) {
-    let n = c.particles.len();
-    // 1. attachments
-    if c.attach_start {
-        c.particles[0].position = c.start;
-        c.particles[0].old_position = c.start;
-    }
-    if c.attach_end {
-        c.particles[n - 1].position = c.end;
-        c.particles[n - 1].old_position = c.end;
-    }
-    // 2. Verlet
-    let h2 = fp.r(h * h);
-    for p in &mut c.particles {
-        if p.free {
-            let mut new = [0f64; 3];
-            #[allow(clippy::needless_range_loop)] // k is the axis, as in the spec
-            for k in 0..3 {
-                let vel = fp.r(p.position[k] - p.old_position[k]);
-                let x = fp.r(p.position[k] + vel);
-                new[k] = fp.r(x + fp.r(h2 * c.accel[k]));
-            }
-            p.old_position = p.position;
-            p.position = new;
-        }
-    }
-    // 3. constraints
-    for _ in 0..iterations {
-        for i in 0..n - 1 {
-            let (a, b) = (c.particles[i], c.particles[i + 1]);
-            if !a.free && !b.free {
-                continue;
-            }
-            let delta = [
-                fp.r(b.position[0] - a.position[0]),
-                fp.r(b.position[1] - a.position[1]),
-                fp.r(b.position[2] - a.position[2]),
-            ];
-            let sq = fp.r(fp.r(fp.r(delta[0] * delta[0]) + fp.r(delta[1] * delta[1]))
-                + fp.r(delta[2] * delta[2]));
-            let dist = fp.r(sq.sqrt());
-            let err = fp.r(fp.r(dist - c.segment_length) / dist);
-            #[allow(clippy::needless_range_loop)] // k is the axis, as in the spec
-            for k in 0..3 {
-                if a.free && b.free {
-                    let m = fp.r(fp.r(0.5 * err) * delta[k]);
-                    c.particles[i].position[k] = fp.r(c.particles[i].position[k] + m);
-                    c.particles[i + 1].position[k] = fp.r(c.particles[i + 1].position[k] - m);
-                } else if a.free {
-                    let m = fp.r(err * delta[k]);
-                    c.particles[i].position[k] = fp.r(c.particles[i].position[k] + m);
-                } else {
-                    let m = fp.r(err * delta[k]);
-                    c.particles[i + 1].position[k] = fp.r(c.particles[i + 1].position[k] - m);
-                }
-            }
-        }
-    }
-}
 
 /// Largest coordinate difference between the pool's cables and a
 /// reference run, metres, and the root mean square of the differences.
-fn differences(pool: &ParticlePool, refs: &[RefCable]) -> (f64, f64) {
+fn differences(pool: &ParticlePool, refs: &[ClassicCable]) -> (f64, f64) {
     let (mut max, mut sum, mut n) = (0.0f64, 0.0f64, 0usize);
     for (handle, r) in pool.handles().zip(refs) {
-        for (p, q) in pool.positions(handle).unwrap().iter().zip(&r.particles) {
-            for (a, b) in p.to_array().iter().zip(q.position) {
+        for (p, q) in pool.positions(handle).unwrap().iter().zip(&r.position) {
+            for (a, b) in p.to_array().iter().zip(q) {
                 let d = (f64::from(*a) - b).abs();
                 max = max.max(d);
                 sum += d * d;
@@ -133,7 +34,7 @@ fn differences(pool: &ParticlePool, refs: &[RefCable]) -> (f64, f64) {
 /// much plain rounding moves this scene in one substep), both in units of
 /// the f32 spacing of the largest coordinate.
 fn compare(seed: u64, scenes: usize, steps: usize) -> Vec<Vec<(f64, f64)>> {
-    let mut rng = Rng(seed);
+    let mut rng = Rng::new(seed);
     let mut out = Vec::new();
     for scene in 0..scenes {
         let gravity = Vec3::new(
@@ -169,27 +70,18 @@ fn compare(seed: u64, scenes: usize, steps: usize) -> Vec<Vec<(f64, f64)>> {
             // The reference starts from the same initial points and derives
             // everything else itself (in f32, as the spec's data is).
             let points = desc.points();
-            let n = points.len();
-            let particles = points
-                .iter()
-                .enumerate()
-                .map(|(i, p)| Particle {
-                    free: !((i == 0 && desc.attach_start) || (i == n - 1 && desc.attach_end)),
-                    position: v64(*p),
-                    old_position: v64(*p),
-                })
-                .collect();
-            let gs = desc.params.gravity_scale;
-            let f = desc.params.force;
-            refs.push(RefCable {
-                particles,
-                segment_length: f64::from(length / segments as f32),
-                start: v64(start),
-                end: v64(end),
-                attach_start: desc.attach_start,
-                attach_end: desc.attach_end,
-                accel: v64(gravity * gs + f),
-            });
+            let mut r = ClassicCable::new(
+                points,
+                length / segments as f32,
+                gravity * desc.params.gravity_scale + desc.params.force,
+            );
+            if desc.attach_start {
+                r.pin(0, start);
+            }
+            if desc.attach_end {
+                r.pin(points.len() - 1, end);
+            }
+            refs.push(r);
         }
         let params = SolverParams {
             gravity,
@@ -201,21 +93,17 @@ fn compare(seed: u64, scenes: usize, steps: usize) -> Vec<Vec<(f64, f64)>> {
         let mut worst = Vec::new();
         for _ in 0..steps {
             for (handle, r) in pool.handles().zip(&mut refs) {
-                let (p, q) = (
+                r.load(
                     pool.positions(handle).unwrap(),
                     pool.prev_positions(handle).unwrap(),
                 );
-                for ((x, a), b) in r.particles.iter_mut().zip(p).zip(q) {
-                    x.position = v64(*a);
-                    x.old_position = v64(*b);
-                }
             }
             assert_eq!(stepper.advance(&mut pool, h).unwrap(), 1);
             let mut exact = refs.clone();
             let mut far = 0.0f32;
             for ((handle, r), e) in pool.handles().zip(&mut refs).zip(&mut exact) {
-                reference_substep(r, f64::from(h), iterations, Precision::F32);
-                reference_substep(e, f64::from(h), iterations, Precision::F64);
+                r.substep(h, iterations, Precision::F32);
+                e.substep(h, iterations, Precision::F64);
                 far = pool
                     .positions(handle)
                     .unwrap()
@@ -226,23 +114,14 @@ fn compare(seed: u64, scenes: usize, steps: usize) -> Vec<Vec<(f64, f64)>> {
             let rounding = refs
                 .iter()
                 .zip(&exact)
-                .flat_map(|(r, e)| r.particles.iter().zip(&e.particles))
-                .flat_map(|(a, b)| {
-                    a.position
-                        .iter()
-                        .zip(b.position)
-                        .map(|(x, y)| (x - y).abs())
-                })
+                .flat_map(|(r, e)| r.position.iter().zip(&e.position))
+                .flat_map(|(a, b)| a.iter().zip(b).map(|(x, y)| (x - y).abs()))
                 .fold(0.0f64, f64::max);
             worst.push((differences(&pool, &refs).0 / spacing, rounding / spacing));
         }
         out.push(worst);
     }
     out
-}
-
-fn v64(p: Vec3) -> [f64; 3] {
-    p.to_array().map(f64::from)
 }
 
 /// The default step is the spec's classic step "to float rounding": the

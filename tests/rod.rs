@@ -5,11 +5,10 @@
 //! freely, bending stiffness gives Euler-Bernoulli's cantilever
 //! deflection, pins stay put. Every check runs on every layout.
 
-mod common;
 use cable::systems::tension::segment_tensions;
 use cable::systems::{Layout, Solver};
 use cable::{CableDesc, CableHandle, ParticlePool, SolverParams, Stepper};
-use common::catenary_parameter;
+use cable_testkit::catenary_parameter;
 use glam::Vec3;
 
 const G: f32 = 9.81;

@@ -25,6 +25,7 @@ use std::sync::OnceLock;
 use cable::scene::Scene;
 use cable::systems::save::{SimulationState, restore_state, save_state};
 use cable::systems::{Layout, SolverParams, Stepper};
+use cable_testkit::save::{number_paths, set_number};
 use libfuzzer_sys::fuzz_target;
 use serde_json::Value;
 
@@ -50,8 +51,7 @@ fn seed() -> &'static Seed {
         let mut save = Vec::new();
         save_state(&mut save, &pool, &stepper).expect("saves");
         let json: Value = serde_json::from_slice(&save).expect("JSON");
-        let mut numbers = Vec::new();
-        number_paths(&json, String::new(), &mut numbers);
+        let numbers = number_paths(&json);
         Seed {
             scene,
             save,
@@ -59,23 +59,6 @@ fn seed() -> &'static Seed {
             numbers,
         }
     })
-}
-
-fn number_paths(v: &Value, at: String, out: &mut Vec<String>) {
-    match v {
-        Value::Number(_) => out.push(at),
-        Value::Array(a) => {
-            for (i, x) in a.iter().enumerate() {
-                number_paths(x, format!("{at}/{i}"), out);
-            }
-        }
-        Value::Object(o) => {
-            for (k, x) in o {
-                number_paths(x, format!("{at}/{k}"), out);
-            }
-        }
-        _ => {}
-    }
 }
 
 fuzz_target!(|data: &[u8]| {
@@ -107,10 +90,10 @@ fuzz_target!(|data: &[u8]| {
             let mut json = s.json.clone();
             let path = &s.numbers[u32::from_le_bytes(*at) as usize % s.numbers.len()];
             let value = f64::from_le_bytes(*value);
-            let Some(number) = serde_json::Number::from_f64(value) else {
+            if !value.is_finite() {
                 return; // JSON has no NaN or infinity
-            };
-            *json.pointer_mut(path).expect("a number's path") = Value::Number(number);
+            }
+            set_number(&mut json, path, value);
             one_edit(&serde_json::to_vec(&json).expect("JSON"));
         }
     }

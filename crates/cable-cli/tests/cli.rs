@@ -257,7 +257,7 @@ fn mangled_scenes_never_panic() {
         "{}",
         ",",
     ];
-    let mut rng = common::Rng(3);
+    let mut rng = cable_testkit::Rng::new(3);
     for _ in 0..3000 {
         let mut s = base.to_owned();
         for _ in 0..rng.int(1, 4) {

@@ -906,7 +906,7 @@ fn mangled_rod_scenes_never_panic_and_accepted_ones_build() {
         "1.5",
         "true",
     ];
-    let mut rng = common::Rng(11);
+    let mut rng = cable_testkit::Rng::new(11);
     for _ in 0..3000 {
         let mut s = base.to_owned();
         for _ in 0..rng.int(1, 4) {

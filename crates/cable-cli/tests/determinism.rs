@@ -3,14 +3,15 @@
 mod common;
 
 use cable::{CableDesc, ParticlePool, SolverParams, Stepper};
-use common::{Rng, cable_bin, hash_positions};
+use cable_testkit::{Rng, hash_positions};
+use common::cable_bin;
 use glam::Vec3;
 
 /// A scene big enough that the pool splits it into many parallel pieces,
 /// with every feature of the step: pins, stiffness, compliance, damping,
 /// wind, mixed segment counts and a removal (compaction).
 fn build_scene() -> ParticlePool {
-    let mut rng = Rng(42);
+    let mut rng = Rng::new(42);
     let mut pool = ParticlePool::new();
     let mut handles = Vec::new();
     for i in 0..1500 {

@@ -31,18 +31,9 @@ fn opts(mode: AsciiMode) -> AsciiOptions {
 }
 
 /// Catenary parameter `a` of a chain of length `len` hung between pins
-/// `span` apart: solves `2a·sinh(span / 2a) = len` by bisection.
+/// `span` apart (`2a·sinh(span / 2a) = len`).
 fn catenary_a(span: f32, len: f32) -> f32 {
-    let (mut lo, mut hi) = (0.01f64, 1.0e4f64);
-    for _ in 0..200 {
-        let a = 0.5 * (lo + hi);
-        if 2.0 * a * (f64::from(span) / (2.0 * a)).sinh() > f64::from(len) {
-            lo = a;
-        } else {
-            hi = a;
-        }
-    }
-    (0.5 * (lo + hi)) as f32
+    cable_testkit::catenary_parameter(f64::from(span), f64::from(len)) as f32
 }
 
 /// A chain of 24 equal links 6 m long hanging between pins 4 m apart,

@@ -8,18 +8,9 @@ use cable_systems::ecs::{
     CableWorld, Transform,
 };
 use cable_systems::{SolverParams, Stepper};
+use cable_testkit::Rng;
 use glam::{Quat, Vec3};
 use hecs::World;
-
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-}
 
 fn tagged(id: u32) -> CableDesc {
     let pts: Vec<Vec3> = (0..4)
@@ -38,11 +29,11 @@ fn ten_thousand_cable_entities_spawned_and_despawned_in_random_order() {
         ..SolverParams::default()
     })
     .unwrap();
-    let mut rng = Rng(0x1234_5678);
+    let mut rng = Rng::new(0x1234_5678);
     let mut live = Vec::new();
     let mut next = 0u32;
     while next < 10_000 {
-        for _ in 0..(rng.next() % 300) {
+        for _ in 0..rng.int(0, 300) {
             if next < 10_000 {
                 live.push((
                     world.spawn((CableSpec::new(tagged(next)), CableParticles::default())),
@@ -51,9 +42,9 @@ fn ten_thousand_cable_entities_spawned_and_despawned_in_random_order() {
                 next += 1;
             }
         }
-        for _ in 0..(rng.next() % 200) {
+        for _ in 0..rng.int(0, 200) {
             if !live.is_empty() {
-                let i = (rng.next() % live.len() as u64) as usize;
+                let i = rng.index(live.len());
                 let (e, _) = live.swap_remove(i);
                 world.despawn(e).unwrap();
             }

@@ -316,13 +316,8 @@ fn sagging_scene() -> ParticlePool {
 
 /// Deterministic pseudo-random rays and points around the scene.
 fn rays_and_points(n: usize) -> (Vec<Ray>, Vec<Vec3>) {
-    let mut s = 0x2545_f491_4f6c_dd1du64;
-    let mut next = move || {
-        s ^= s << 13;
-        s ^= s >> 7;
-        s ^= s << 17;
-        (s >> 40) as f32 / (1u64 << 24) as f32
-    };
+    let mut rng = cable_testkit::Rng::new(0x2545_f491_4f6c_dd1d);
+    let mut next = move || rng.unit();
     let mut rays = Vec::with_capacity(n);
     let mut points = Vec::with_capacity(n);
     for _ in 0..n {

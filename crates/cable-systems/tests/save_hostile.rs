@@ -6,6 +6,8 @@
 use cable_core::{CableDesc, Collider, ParticlePool};
 use cable_systems::save::{SaveError, SimulationState, restore_state, save_state};
 use cable_systems::{SolverParams, Stepper};
+use cable_testkit::Rng;
+use cable_testkit::save::{number_paths, set_number};
 use glam::{Quat, Vec3};
 use proptest::prelude::*;
 use serde_json::{Value, json};
@@ -86,20 +88,14 @@ fn every_truncation_of_a_save_is_an_error() {
 #[test]
 fn damaged_bytes_never_panic_and_never_give_an_invalid_pool() {
     let file = saved();
-    let mut rng = 0x2545_f491_4f6c_dd1du64;
-    let mut next = || {
-        rng ^= rng << 13;
-        rng ^= rng >> 7;
-        rng ^= rng << 17;
-        rng
-    };
+    let mut rng = Rng::new(0x2545_f491_4f6c_dd1d);
     let alphabet = b"0123456789-.e,[]{}\":truefalsn ";
     let mut accepted = 0;
     for _ in 0..3000 {
         let mut bad = file.clone();
-        for _ in 0..1 + next() % 3 {
-            let at = (next() % bad.len() as u64) as usize;
-            bad[at] = alphabet[(next() % alphabet.len() as u64) as usize];
+        for _ in 0..rng.int(1, 4) {
+            let at = rng.index(bad.len());
+            bad[at] = rng.pick(alphabet);
         }
         if let Ok(state) = restore_state(bad.as_slice()) {
             accepted += 1;
@@ -692,24 +688,6 @@ fn issue_38_n5_values_the_scene_validation_refuses_are_refused_naming_the_place(
     );
 }
 
-/// Each number of `v`, as a JSON pointer.
-fn number_paths(v: &Value, at: String, out: &mut Vec<String>) {
-    match v {
-        Value::Number(_) => out.push(at),
-        Value::Array(a) => {
-            for (i, x) in a.iter().enumerate() {
-                number_paths(x, format!("{at}/{i}"), out);
-            }
-        }
-        Value::Object(o) => {
-            for (k, x) in o {
-                number_paths(x, format!("{at}/{k}"), out);
-            }
-        }
-        _ => {}
-    }
-}
-
 /// A restored damaged save: it saves again and restores to the same
 /// state, and steps `frames` frames without a NaN (or refuses to step).
 /// Returns whether it stepped finite.
@@ -772,15 +750,13 @@ proptest! {
         scale in prop_oneof![Just(None), Just(Some(-1.0)), Just(Some(10.0)), Just(Some(1.0e6))],
     ) {
         let mut v: Value = serde_json::from_slice(scene_save()).unwrap();
-        let mut paths = Vec::new();
-        number_paths(&v, String::new(), &mut paths);
+        let paths = number_paths(&v);
         let at = &paths[pick.index(paths.len())];
-        let n = v.pointer_mut(at).unwrap();
         let new = match scale {
-            Some(s) => n.as_f64().unwrap() * s,
+            Some(s) => v.pointer(at).unwrap().as_f64().unwrap() * s,
             None => value,
         };
-        *n = serde_json::Number::from_f64(new).map_or(Value::Null, Value::Number);
+        set_number(&mut v, at, new);
         let text = serde_json::to_vec(&v).unwrap();
         if let Ok(state) = restore_state(text.as_slice()) {
             let of_scene = state

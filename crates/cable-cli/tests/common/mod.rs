@@ -1,11 +1,7 @@
-//! Helpers shared by the command line's tests: the library's test helpers
-//! (one copy, in the repository's `tests/common`), plus the binary's path.
+//! Helpers of the command line's tests only: the binary's path, a scratch
+//! directory, a run with standard input. What the workspace's test crates
+//! share (the RNG, oracles, hashes) is in `cable-testkit`.
 #![allow(dead_code)] // each test binary uses a different subset
-
-#[path = "../../../../tests/common/mod.rs"]
-mod shared;
-#[allow(unused_imports)] // some test binaries use only `cable_bin`
-pub use shared::*;
 
 /// The path of the `cable` binary built for the tests.
 pub fn cable_bin() -> std::path::PathBuf {
