@@ -711,3 +711,81 @@ fn issue_38_a_winch_beyond_the_particle_budget_is_refused_up_front() {
         usage(&["run", &scene, "--seconds", "1"], key);
     }
 }
+
+/// Issue 38, the second docs-only trial: the clock is replayed exactly
+/// (one substep more than the frames run, or the frames of a capped run
+/// one short, is refused), a kinematic collider's swept-from pose is its
+/// pose, and a winch's cable has the rest length its winch gives it in
+/// the substeps run (a particle added or a segment shortened by hand is
+/// refused). Genuine saves of each scene restore.
+#[test]
+fn issue_38_a_save_s_clock_sweep_and_winch_are_those_of_the_run() {
+    let dir = test_dir("save_clock_winch");
+    let cases: [(&str, &str, &str, Edit, &str); 4] = [
+        (
+            r#"{"substep": 0.002, "cables": [{"start": [0, 0, 0], "end": [2, 0, 0], "segments": 8, "length": 3}]}"#,
+            "0.0131",
+            "1.3",
+            |v| {
+                let n = v
+                    .pointer_mut("/simulation/stepper/substeps_run")
+                    .expect("n");
+                *n = (n.as_u64().expect("n") + 1).into();
+            },
+            "simulation.stepper.substeps_run: 655 substeps",
+        ),
+        (
+            r#"{"substep": 0.002, "max_substeps": 5, "cables": [{"start": [0, 0, 0], "end": [2, 0, 0], "segments": 8, "length": 3}]}"#,
+            "0.05",
+            "1.3",
+            |v| {
+                let f = v.pointer_mut("/frame").expect("frame");
+                *f = (f.as_u64().expect("frame") - 1).into();
+            },
+            "but 25 frames of 0.05 s, which run 125 substeps",
+        ),
+        (
+            r#"{"substep": 0.004, "friction": 1, "cables": [{"start": [-1, 0.55, 0], "end": [1, 0.55, 0], "segments": 20, "attach_start": false, "attach_end": false}],
+                "colliders": [{"type": "box", "center": [0, 0, 0], "half_extents": [3, 0.5, 3], "velocity": [0.7, 0, 0], "angular_velocity": [0, 0.8, 0]}]}"#,
+            "0.011",
+            "0.6",
+            |v| {
+                let x = v
+                    .pointer_mut("/simulation/pool/colliders/slots/0/entry/stepped/0/0")
+                    .expect("stepped x");
+                *x = serde_json::json!(x.as_f64().expect("x") - 0.05);
+            },
+            "is not a save of this scene: colliders[0].stepped",
+        ),
+        (
+            r#"{"substep": 0.003, "cables": [{"start": [0, 5, 0], "end": [0, 2, 0], "segments": 12, "attach_end": false, "reel_speed": 1.7, "max_length": 7.5, "mass_per_length": 0.4}]}"#,
+            "0.0171",
+            "1",
+            |v| {
+                let r = v.pointer_mut("/simulation/pool/rest/0").expect("rest[0]");
+                *r = serde_json::json!(r.as_f64().expect("rest") - 0.05);
+            },
+            "is not a save of this scene: cables[0].rest: save has a rest length of",
+        ),
+    ];
+    fn strs(a: &[String]) -> Vec<&str> {
+        a.iter().map(String::as_str).collect()
+    }
+    for (k, (text, dt, at, edit, want)) in cases.into_iter().enumerate() {
+        let scene = p(&dir, &format!("scene{k}.json"));
+        std::fs::write(&scene, text).expect("write");
+        let save = p(&dir, &format!("save{k}.json"));
+        let run = |extra: &[&str]| {
+            let mut a = vec!["run", scene.as_str(), "--seconds", "2", "--frame-dt", dt];
+            a.extend_from_slice(extra);
+            a.into_iter().map(str::to_owned).collect::<Vec<_>>()
+        };
+        ok(&strs(&run(&["--save", &save, "--save-at", at])));
+        ok(&strs(&run(&["--restore", &save])));
+        let mut v: serde_json::Value = serde_json::from_slice(&read(&save)).expect("JSON");
+        edit(&mut v);
+        let bad = p(&dir, &format!("bad{k}.json"));
+        std::fs::write(&bad, serde_json::to_vec(&v).expect("JSON")).expect("write");
+        usage(&strs(&run(&["--restore", &bad])), want);
+    }
+}

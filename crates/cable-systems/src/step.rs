@@ -372,20 +372,69 @@ impl Stepper {
                 value: f64::from(dt),
             });
         }
-        let h = f64::from(self.params.substep);
-        let mut acc = self.accumulator + f64::from(dt);
-        let mut n = 0;
-        while n < self.params.max_substeps && acc >= h * (1.0 - ACCUMULATOR_SLACK) {
-            acc -= h;
-            n += 1;
-        }
-        if acc >= h {
-            // Capped: drop the whole substeps we could not afford, keep the fraction.
-            acc %= h;
-        }
-        self.accumulator = acc.max(0.0);
+        let (n, acc) = take_substeps(&self.params, self.accumulator, dt);
+        self.accumulator = acc;
         Ok(n)
     }
+
+    /// The clock of a stepper that ran `frames` frames of `frame_dt`
+    /// seconds with `params` from an empty accumulator: `(substeps run,
+    /// accumulator)`, bit for bit what [`Stepper::substeps_run`] and
+    /// [`Stepper::remainder`] then say. `None` when replaying it would
+    /// take more than `budget` substeps (it costs one subtraction each),
+    /// or `frame_dt` is negative or not finite. A program that restores a
+    /// save of frames of a fixed length checks the save's clock with it
+    /// (`cable run --restore` does).
+    ///
+    /// # Example
+    /// ```
+    /// use cable_systems::{SolverParams, Stepper};
+    ///
+    /// let params = SolverParams { substep: 0.01, ..SolverParams::default() };
+    /// let (n, _) = Stepper::clock_after(&params, 0.025, 4, 1 << 20).unwrap();
+    /// assert_eq!(n, 10);
+    /// ```
+    #[must_use]
+    pub fn clock_after(
+        params: &SolverParams,
+        frame_dt: f32,
+        frames: u64,
+        budget: u64,
+    ) -> Option<(u64, f64)> {
+        if !(frame_dt.is_finite() && frame_dt >= 0.0) {
+            return None;
+        }
+        let per_frame = f64::from(frame_dt) / f64::from(params.substep) + 1.0;
+        let most = (per_frame.min(f64::from(params.max_substeps)) + 1.0) * frames as f64;
+        if most > budget as f64 {
+            return None;
+        }
+        let (mut n, mut acc) = (0u64, 0.0f64);
+        for _ in 0..frames {
+            let (k, a) = take_substeps(params, acc, frame_dt);
+            n += u64::from(k);
+            acc = a;
+        }
+        Some((n, acc))
+    }
+}
+
+/// One frame of `dt` seconds on an accumulator holding `acc`: the whole
+/// substeps it runs (at most `max_substeps`; whole substeps beyond that
+/// are dropped, the fraction is kept) and the accumulator after them.
+fn take_substeps(params: &SolverParams, acc: f64, dt: f32) -> (u32, f64) {
+    let h = f64::from(params.substep);
+    let mut acc = acc + f64::from(dt);
+    let mut n = 0;
+    while n < params.max_substeps && acc >= h * (1.0 - ACCUMULATOR_SLACK) {
+        acc -= h;
+        n += 1;
+    }
+    if acc >= h {
+        // Capped: drop the whole substeps we could not afford, keep the fraction.
+        acc %= h;
+    }
+    (n, acc.max(0.0))
 }
 
 /// `Serialize`/`Deserialize` of the [`Stepper`] (feature `serde`): its

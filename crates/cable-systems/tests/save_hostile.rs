@@ -548,7 +548,9 @@ fn issue_38_n4_a_save_of_another_scene_is_refused_naming_the_first_difference() 
         },
         &colliders,
         &params,
-        "cables[0].params.min_length",
+        // Another segment count is named as such (not by the winch bounds
+        // derived from the length).
+        "cables[0].count: save has 6 particles, scene has 7 particles",
     );
     // A winch's rows: the scene's end must be the scene's.
     differs(
@@ -627,24 +629,36 @@ fn issue_38_n4_a_save_of_another_scene_is_refused_naming_the_first_difference() 
 
 #[test]
 fn issue_38_n4_a_winch_stopped_by_the_budget_is_still_its_scene() {
-    let (mut pool, mut stepper, _) = scene_run(0);
+    let (pool, stepper, _) = scene_run(0);
     let h = pool.handles().nth(3).unwrap();
-    let p = *pool.params(h).unwrap();
-    pool.set_params(
-        h,
-        cable_core::CableParams {
-            reel_speed: 0.0,
-            ..p
-        },
-    )
-    .unwrap();
-    stepper.advance(&mut pool, 1.0 / 60.0).unwrap();
-    let mut file = Vec::new();
-    save_state(&mut file, &pool, &stepper).unwrap();
-    let state = restore_state(file.as_slice()).unwrap();
-    state
-        .check_same_setup(&scene_pool(&|_, _| {}, &scene_colliders()), &scene_params())
-        .expect("a stopped winch");
+    let check = |stop: &dyn Fn(&mut ParticlePool)| {
+        let (mut pool, mut stepper) = (pool.clone(), stepper.clone());
+        stop(&mut pool);
+        stepper.advance(&mut pool, 1.0 / 60.0).unwrap();
+        let mut file = Vec::new();
+        save_state(&mut file, &pool, &stepper).unwrap();
+        let state = restore_state(file.as_slice()).unwrap();
+        state.check_same_setup(&scene_pool(&|_, _| {}, &scene_colliders()), &scene_params())
+    };
+    // Stopped as the stepper stops it at the particle budget: its scene.
+    check(&|pool| pool.stop_winch(h).unwrap()).expect("a stopped winch");
+    // Turned off by hand: a cable without a winch, not the scene's.
+    let off = check(&|pool| {
+        let p = *pool.params(h).unwrap();
+        pool.set_params(
+            h,
+            cable_core::CableParams {
+                reel_speed: 0.0,
+                ..p
+            },
+        )
+        .unwrap();
+    })
+    .expect_err("a winch turned off is not the scene's");
+    assert_eq!(
+        off.to_string(),
+        "cables[3].params.reel_speed: save has 0, scene has 0.8"
+    );
 }
 
 fn pool_json(v: &mut Value) -> &mut Value {

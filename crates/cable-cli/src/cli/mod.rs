@@ -63,6 +63,12 @@ pub fn main() -> ExitCode {
     };
     // From here an interrupt leaves the exit to this function.
     signal::finishing();
+    // A command that failed after an interrupt failed because of it (a
+    // pipe its writer closed on Ctrl-C ends the scene early): 130.
+    let result = match result {
+        Err(_) if signal::interrupted() => Err(error::CliError::Interrupted),
+        r => r,
+    };
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {

@@ -80,7 +80,54 @@ pub fn check_scene(
         .map_err(|e| format!("is not a save of this scene: {e}"))?;
     let stepper = &save.simulation.stepper;
     check_time(stepper, params, save.frame, frame_dt)?;
-    check_kinematic_poses(&save.simulation.pool, pool, stepper)
+    check_kinematic_poses(&save.simulation.pool, pool, stepper)?;
+    check_winches(&save.simulation.pool, pool, stepper)
+}
+
+/// A scene's winch (`reel_speed`) changes its cable's rest length by
+/// `reel_speed × substep` every substep, within `min_length` and
+/// `max_length`: a saved cable's rest length must be where the substeps
+/// the save ran take it, to the rounding of that many f32 steps (the
+/// particles a winch adds or removes follow from it).
+fn check_winches(
+    saved: &ParticlePool,
+    scene: &ParticlePool,
+    stepper: &Stepper,
+) -> Result<(), String> {
+    let steps = stepper.substeps_run() as f64;
+    let h = stepper.params().substep;
+    for (k, (a, b)) in saved.handles().zip(scene.handles()).enumerate() {
+        let (Ok(pb), Ok(rest_a), Ok(rest_b)) = (
+            scene.params(b),
+            saved.rest_lengths(a),
+            scene.rest_lengths(b),
+        ) else {
+            continue;
+        };
+        if pb.reel_speed == 0.0 {
+            continue;
+        }
+        let sum = |r: &[f32]| r.iter().map(|&x| f64::from(x)).sum::<f64>();
+        let (length, start) = (sum(rest_a), sum(rest_b));
+        let delta = f64::from(pb.reel_speed * h);
+        let lo = f64::from(pb.min_length.unwrap_or(0.0));
+        let hi = f64::from(pb.max_length.unwrap_or(f32::MAX));
+        let want = (start + delta * steps).clamp(lo, hi.max(lo));
+        // Each substep rounds the first segment (and the split ones) in f32.
+        let seg = rest_b.iter().copied().fold(0.0f32, f32::max);
+        let tol = (steps + 1.0)
+            * 4.0
+            * f64::from(f32::EPSILON)
+            * (2.0 * f64::from(seg) + delta.abs() + want)
+            + 1.0e-6;
+        if (length - want).abs() > tol {
+            return Err(format!(
+                "is not a save of this scene: cables[{k}].rest: save has a rest length of {length:.6} m, but its winch ({} m/s) makes it {want:.6} m in the {steps} substeps the save ran",
+                pb.reel_speed
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// The substeps a save ran must be those `frames` frames of `frame_dt`
@@ -105,6 +152,18 @@ fn check_time(
             stepper.remainder()
         )
     };
+    // Replayed exactly where that is cheap (one subtraction per substep;
+    // at most 1e9, about a second): the substeps and the accumulator must
+    // be those, bit for bit.
+    if let Some((want, acc)) = Stepper::clock_after(params, frame_dt, frames, 1_000_000_000) {
+        if n != want || stepper.remainder().to_bits() != acc.to_bits() {
+            return Err(format!(
+                "{}, which run {want} substeps and carry {acc} s",
+                said()
+            ));
+        }
+        return Ok(());
+    }
     if ran > held * (1.0 + 1.0e-6) + h {
         return Err(format!("{} run at most t = {held:.6} s", said()));
     }
@@ -194,6 +253,14 @@ fn check_kinematic_poses(
                     ca.rotation().w
                 ));
             }
+        }
+        // The last substep swept the collider to its pose: the pose the
+        // next one sweeps from is that pose (before any substep, the
+        // scene's).
+        if a.stepped_pose(ha).map_err(|e| e.to_string())? != (ca.position(), ca.rotation()) {
+            return Err(format!(
+                "is not a save of this scene: colliders[{i}].stepped: save has a pose the last substep used other than the collider's pose (a kinematic collider's are the same between frames)"
+            ));
         }
     }
     Ok(())

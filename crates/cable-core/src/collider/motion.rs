@@ -8,6 +8,18 @@ use crate::bvh::Aabb;
 use crate::error::CableError;
 
 impl ColliderSet {
+    /// The pose (position, rotation) collider `h` had at the last
+    /// [`ColliderSet::prepare`]: where the next substep sweeps its motion
+    /// from. After a substep it is the collider's pose unless the game
+    /// moved it since ([`ColliderSet::set_pose`]); a saved state keeps it,
+    /// so a restored run sweeps the same motion.
+    ///
+    /// # Errors
+    /// [`CableError::StaleCollider`] when the handle is not live.
+    pub fn stepped_pose(&self, h: ColliderHandle) -> Result<(Vec3, Quat), CableError> {
+        Ok(self.entry(h)?.stepped)
+    }
+
     /// Makes collider `h` move kinematically (see [`Collider::with_motion`](super::Collider::with_motion)),
     /// or stop with zero vectors.
     ///
