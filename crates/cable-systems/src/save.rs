@@ -173,7 +173,7 @@ impl SimulationState {
     /// let state = restore_state(file.as_slice())?;
     /// assert!(state.check_same_setup(&scene(1.5)?, &params).is_ok());
     /// let err = state.check_same_setup(&scene(2.0)?, &params).unwrap_err();
-    /// assert_eq!(err.to_string(), "cables[0].params.min_length: save has 0.1875, scene has 0.25");
+    /// assert_eq!(err.to_string(), "cables[0].rest[0]: save has 0.1875, scene has 0.25");
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn check_same_setup(
