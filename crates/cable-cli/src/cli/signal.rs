@@ -85,6 +85,20 @@ pub fn catch_interrupts() {
             eprintln!("error: interrupted");
             std::process::exit(130);
         });
+        // ctrlc sets the flag on its own thread, some time after the
+        // signal: a read the signal ends (the writer of a pipe stopped by
+        // the same Ctrl-C) could fail first and be reported as what it
+        // read. Setting it in the signal handler itself, which runs before
+        // the interrupted read returns, closes that gap. signal-hook keeps
+        // (and calls) the handler ctrlc installed.
+        #[cfg(unix)]
+        for sig in [
+            signal_hook::consts::SIGINT,
+            signal_hook::consts::SIGTERM,
+            signal_hook::consts::SIGHUP,
+        ] {
+            let _ = signal_hook::flag::register(sig, &INTERRUPTED);
+        }
     });
 }
 
