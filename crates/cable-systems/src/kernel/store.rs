@@ -145,6 +145,21 @@ pub trait Store<L: Lane> {
     /// no value. Does nothing by default.
     #[inline(always)]
     fn ahead(&mut self) {}
+    /// The lanes where segment `i` (rows `i`, `i + 1`) takes part in
+    /// contact: it is intact (a torn segment joins nothing: its two ends
+    /// are not a piece of cable between them) and one of its ends moves,
+    /// as the block's distance constraint says: [`Soft::m`] where the
+    /// block is compliant (`soft`), else [`Rigid::moves`]. (A store keeps
+    /// only the kind its block uses.)
+    #[inline(always)]
+    fn segment_on(&self, i: usize, soft: bool) -> L::M {
+        if soft {
+            self.soft(i, 1, L::splat(0.0)).m
+        } else {
+            let (a, b) = self.rigid(i, 1).moves();
+            a | b
+        }
+    }
 }
 
 /// Per-block constants of a substep.

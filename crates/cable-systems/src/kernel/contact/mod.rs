@@ -28,7 +28,10 @@
 //!    that distance along the contact normal, and so is every *segment*
 //!    whose closest point is (shared by the two particles by inverse mass
 //!    and the contact's position along the segment), so a taut cable
-//!    catches on a box edge or a ball thinner than its segments. Around a
+//!    catches on a box edge or a ball thinner than its segments. A torn
+//!    segment ([`cable_core::ParticlePool::break_segment`]) takes part in
+//!    no segment contact, sweep or un-crossing ([`Store::segment_on`]):
+//!    its two ends are ends of two pieces, not a piece of cable between. Around a
 //!    shape with a core (a capsule's axis, a bar's long axis,
 //!    [`crate::kernel::narrow::core_segment`]), a segment whose motion since the
 //!    last pass went over the core, or whose centre line entered the
@@ -520,7 +523,8 @@ impl<L: Lane> Contacts<L> {
                 let (pa, pb) = (st.pos(i), st.pos(i + 1));
                 let (da, db) = (pa - a0, pb - b0);
                 let motion = da.length().max(db.length());
-                let mut m = self.cand_m[ci] & seg_in(ls, i) & zero.lt(wa + wb) & step.lt(motion);
+                let mut m =
+                    self.cand_m[ci] & seg_in(ls, i) & st.segment_on(i, b.soft) & step.lt(motion);
                 if m.none() {
                     continue;
                 }
@@ -737,7 +741,7 @@ impl<L: Lane> Contacts<L> {
                 let (wa, wb) = (lanes.v(st.w(i)), lanes.v(st.w(i + 1)));
                 let (a0, b0) = (last(self, i), last(self, i + 1));
                 let (a, bq) = (lanes.v3(st.pos(i)), lanes.v3(st.pos(i + 1)));
-                let m = cm & seg_in(ls, i) & zero.lt(wa + wb);
+                let m = cm & seg_in(ls, i) & lanes.m(st.segment_on(i, b.soft));
                 let (lost, came) = lost(col, core, m, r, (a0, b0), (a, bq));
                 if lost.none() {
                     continue;
@@ -762,7 +766,7 @@ impl<L: Lane> Contacts<L> {
                 let (a, bq) = (lanes.v3(st.pos(i)), lanes.v3(st.pos(i + 1)));
                 let ma = lanes.m(st.free(i)) & !same(a, a0);
                 let mb = lanes.m(st.free(i + 1)) & !same(bq, b0);
-                let m = cm & seg_in(ls, i) & (ma | mb);
+                let m = cm & seg_in(ls, i) & lanes.m(st.segment_on(i, b.soft)) & (ma | mb);
                 let (lost, _) = lost(col, core, m, r, (a0, b0), (a, bq));
                 if lost.none() {
                     continue;
@@ -797,6 +801,7 @@ impl<L: Lane> Contacts<L> {
             push: &mut self.push,
             touch: &mut self.touch,
             lanes,
+            soft: b.soft,
         };
         shape_pass(
             &mut v,

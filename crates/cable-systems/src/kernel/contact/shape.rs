@@ -63,6 +63,8 @@ pub(super) trait ShapeRows<G: Lane> {
     fn w(&self, i: usize) -> G;
     /// Lanes where row `i` is free.
     fn free(&self, i: usize) -> G::M;
+    /// Lanes where segment `i` takes part in contact ([`Store::segment_on`]).
+    fn segment_on(&self, i: usize) -> G::M;
     /// The candidate's side memory: particles `0..n`, segments `n..2n`.
     fn side(&self, i: usize) -> V3<G>;
     /// Friction's bookkeeping: push-out `d` added to row `i` in lanes `m`.
@@ -144,6 +146,8 @@ pub(super) struct View<'a, L: Lane, S, P> {
     pub(super) push: &'a mut [V3<L>],
     pub(super) touch: &'a mut [L],
     pub(super) lanes: P,
+    /// The block is compliant ([`Store::segment_on`]).
+    pub(super) soft: bool,
 }
 
 impl<L: Lane, S: Store<L>, P: Lanes<L>> ShapeRows<P::G> for View<'_, L, S, P> {
@@ -168,6 +172,10 @@ impl<L: Lane, S: Store<L>, P: Lanes<L>> ShapeRows<P::G> for View<'_, L, S, P> {
     #[inline(always)]
     fn free(&self, i: usize) -> <P::G as Lane>::M {
         self.lanes.m(self.st.free(i))
+    }
+    #[inline(always)]
+    fn segment_on(&self, i: usize) -> <P::G as Lane>::M {
+        self.lanes.m(self.st.segment_on(i, self.soft))
     }
     #[inline(always)]
     fn side(&self, i: usize) -> V3<P::G> {
@@ -231,7 +239,7 @@ pub(super) fn shape_pass<G: Lane, V: ShapeRows<G>>(
     for i in slo..shi {
         let (wa, wb) = (v.w(i), v.w(i + 1));
         let (a, bq) = (v.pos(i), v.pos(i + 1));
-        let m = cm & seg_in(ls, i) & zero.lt(wa + wb) & overlap(&zone, &Bounds::of(a, bq));
+        let m = cm & seg_in(ls, i) & v.segment_on(i) & overlap(&zone, &Bounds::of(a, bq));
         if m.none() {
             continue;
         }
