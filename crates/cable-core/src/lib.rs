@@ -30,7 +30,8 @@ pub mod pool;
 pub use bvh::{Aabb, Bvh};
 pub use cable::{CableDesc, CableHandle, CableParams, End, MAX_COMPLIANCE, TeleportMode};
 pub use collider::{
-    Collider, ColliderHandle, ColliderSet, MAX_KINEMATIC_SPEED, Shape, WorldCollider, WorldShape,
+    Collider, ColliderHandle, ColliderSet, ContactForce, MAX_KINEMATIC_SPEED, Shape, WorldCollider,
+    WorldShape,
 };
 pub use error::CableError;
 pub use limits::{MAX_COORDINATE, MAX_SEGMENTS, MIN_SEGMENT_LENGTH};

@@ -153,8 +153,10 @@ impl Stepper {
         span!("cable.run_substeps", substeps = n);
         self.state.torn.clear();
         self.state.stalled.clear();
+        start_forces(pool, n);
         self.state
             .advance(self.layout, pool, &self.params, n, stages);
+        pool.colliders_mut().count_force_substeps(n);
         self.substeps_run += u64::from(n);
     }
 
@@ -289,10 +291,12 @@ impl Stepper {
         let n = self.frame_substeps(frame_dt)?;
         self.state.torn.clear();
         self.state.stalled.clear();
+        start_forces(pool, n);
         // Cables are independent within a frame: the layout runs all n
         // substeps of a cable (or lane group) while it is hot in cache.
         self.state
             .advance(self.layout, pool, &self.params, n, Stages::ALL);
+        pool.colliders_mut().count_force_substeps(n);
         self.substeps_run += u64::from(n);
         self.frame_result(n)
     }
@@ -351,10 +355,12 @@ impl Stepper {
         let n = self.frame_substeps(frame_dt)?;
         self.state.torn.clear();
         self.state.stalled.clear();
+        start_forces(pool, n);
         for k in 0..n {
             before_substep(pool, k, n);
             self.state
                 .advance(self.layout, pool, &self.params, 1, Stages::ALL);
+            pool.colliders_mut().count_force_substeps(1);
         }
         self.substeps_run += u64::from(n);
         self.frame_result(n)
@@ -525,5 +531,15 @@ mod saved {
         };
         stepper.set_track_tension(r.track_tension);
         Ok(stepper)
+    }
+}
+
+/// Before a step of `n` substeps: measured contact forces start again
+/// ([`cable_core::ColliderSet::clear_contact_forces`]) when it runs any, so
+/// [`cable_core::ColliderSet::contact_force`] reports the last step that
+/// ran substeps.
+fn start_forces(pool: &mut ParticlePool, n: u32) {
+    if n > 0 {
+        pool.colliders_mut().clear_contact_forces();
     }
 }

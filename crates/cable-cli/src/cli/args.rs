@@ -92,6 +92,12 @@ pub struct RunArgs {
     /// Without --out it is a usage error (exit 2): there is nowhere to write it.
     #[arg(long)]
     pub tension: bool,
+    /// With --out: add to every written frame "collider_forces": for each
+    /// collider in scene order, the force [fx, fy, fz] in newtons that the
+    /// cables exert on it, averaged over that frame's substeps (contact and
+    /// friction together). Without --out it is a usage error (exit 2).
+    #[arg(long)]
+    pub forces: bool,
     /// Save the simulation's state (JSON) to FILE after the frame that
     /// reaches --save-at seconds (default: the end of the run), to go on
     /// from there with --restore. Written whole or not at all.

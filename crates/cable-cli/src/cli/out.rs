@@ -1,7 +1,8 @@
 //! The `--out` JSON writer, streamed frame by frame into a staged file
 //! ([`Staged`]) handed to the target only when the run succeeds:
 //! `{"substep": h, "frames": [{"frame": i, "time": t, "cables": [[[x, y, z], ...], ...]}]}`,
-//! each frame with `"tension": [[T, ...], ...]` after `cables` under `--tension`.
+//! each frame with `"tension": [[T, ...], ...]` after `cables` under `--tension`
+//! and `"collider_forces": [[fx, fy, fz], ...]` after that under `--forces`.
 
 use std::io::{BufWriter, Write};
 use std::path::Path;
@@ -20,6 +21,8 @@ struct Frame<'a> {
     cables: Vec<&'a [Vec3]>,
     #[serde(skip_serializing_if = "Option::is_none")]
     tension: Option<&'a [Vec<f32>]>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    collider_forces: Option<&'a [Vec3]>,
 }
 
 /// Streams frames into a JSON file.
@@ -56,8 +59,9 @@ impl OutWriter {
     }
 
     /// Appends one frame with every cable's positions in `handles` order,
-    /// and with `tension` (one list of segment tensions per cable, same
-    /// order) when given.
+    /// with `tension` (one list of segment tensions per cable, same
+    /// order) and `forces` (one force per collider, scene order) when
+    /// given.
     pub fn frame(
         &mut self,
         frame: u64,
@@ -65,6 +69,7 @@ impl OutWriter {
         pool: &ParticlePool,
         handles: &[CableHandle],
         tension: Option<&[Vec<f32>]>,
+        forces: Option<&[Vec3]>,
     ) -> Result<(), CliError> {
         let cables = handles
             .iter()
@@ -81,6 +86,7 @@ impl OutWriter {
                 time,
                 cables,
                 tension,
+                collider_forces: forces,
             },
         )
         .map_err(|e| CliError::Other(format!("cannot write {}: {e}", self.label)))?;

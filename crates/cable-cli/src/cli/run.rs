@@ -44,6 +44,11 @@ pub fn run(a: &RunArgs) -> Result<(), CliError> {
             "--tension: needs --out FILE (the tensions are written into its frames)".into(),
         ));
     }
+    if a.forces && a.out.is_none() {
+        return Err(CliError::Usage(
+            "--forces: needs --out FILE (the forces are written into its frames)".into(),
+        ));
+    }
     let frames = checked_frames(seconds, dt)?;
     let save_at = match a.save_at {
         Some(s) => {
@@ -124,6 +129,11 @@ pub fn run(a: &RunArgs) -> Result<(), CliError> {
     }
     // Tension needs the solver's multipliers, accumulated only on request.
     stepper.set_track_tension(a.tension);
+    // Contact forces are summed by the contact passes only on request.
+    pool.colliders_mut().set_measure_forces(a.forces);
+    // Scene order: a pool's colliders are in the order they were added.
+    let colliders: Vec<_> = pool.colliders().handles().collect();
+    let mut forces = Vec::with_capacity(colliders.len());
     let mut save = match &a.save {
         Some(p) => Some(Staged::create("--save", p)?),
         None => None,
@@ -203,7 +213,20 @@ pub fn run(a: &RunArgs) -> Result<(), CliError> {
                 && (f % a.every == 0 || f == frames)
             {
                 let t = tensions.measure(&pool, &handles, scene.params.substep)?;
-                w.frame(f, stepper.time(), &pool, &handles, t)?;
+                let fc = if a.forces {
+                    forces.clear();
+                    for &h in &colliders {
+                        let c = pool.colliders().contact_force(h);
+                        forces.push(
+                            c.map_err(|e| CliError::Other(format!("internal: {e}")))?
+                                .force,
+                        );
+                    }
+                    Some(forces.as_slice())
+                } else {
+                    None
+                };
+                w.frame(f, stepper.time(), &pool, &handles, t, fc)?;
             }
             if let Some(r) = recording.as_mut() {
                 r.offer(&pool, stepper.time())?;

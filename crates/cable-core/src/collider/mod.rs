@@ -27,6 +27,10 @@ mod save;
 // Kinematic motion: velocities, advancing poses, swept bounds.
 mod motion;
 
+// Contact forces: what the cables push on each collider.
+mod forces;
+pub use forces::ContactForce;
+
 /// A collider's shape in its own frame (metres).
 #[derive(Debug, Clone, Copy, PartialEq)]
 #[cfg_attr(
@@ -429,6 +433,15 @@ pub struct WorldCollider {
 }
 
 impl WorldCollider {
+    /// The collider's position (a sphere's or box's centre, the middle of
+    /// a capsule's axis, a plane's point `offset · normal`): the point its
+    /// spin turns about and contact torques are taken about.
+    #[inline]
+    #[must_use]
+    pub fn position(&self) -> Vec3 {
+        self.position
+    }
+
     /// True when the collider moved during the last substep.
     #[inline]
     #[must_use]
@@ -546,6 +559,8 @@ pub struct ColliderSet {
     /// Regions where colliders were added, removed or moved since the last
     /// [`ColliderSet::take_changes`]: sleeping cables there wake.
     changes: Vec<Aabb>,
+    /// Contact force sums ([`ColliderSet::contact_force`]); not saved.
+    forces: forces::ForceMeter,
 }
 
 /// At most this many change regions are kept; beyond, they merge into one
@@ -565,6 +580,7 @@ impl Default for ColliderSet {
             bvh: Bvh::default(),
             bounded: Vec::new(),
             changes: Vec::new(),
+            forces: forces::ForceMeter::default(),
         }
     }
 }

@@ -136,9 +136,14 @@ pub fn substep<L: Lane, S: Store<L>>(
         s.reset_lambda_row();
     }
     let h2 = L::splat(sh.h2);
+    // Measured contact forces are summed by the contact passes, which the
+    // wavefront fuses into its sweeps for planes: not with forces.
     if sh.allows_wavefront()
         && b.distance_only()
-        && (!touching || (scratch.contacts.planes_only() && s.rows() >= 2))
+        && (!touching
+            || (scratch.contacts.planes_only()
+                && !scratch.contacts.measures_forces()
+                && s.rows() >= 2))
     {
         // Distance sweeps alone (rigid, their multipliers tracked or not,
         // or compliant), and no collider near or only planes, whose
@@ -183,6 +188,7 @@ pub fn substep<L: Lane, S: Store<L>>(
     }
     if touching {
         scratch.contacts.finish(s, b, sh.colliders);
+        scratch.contacts.report_loads(sh.colliders, sh.h2);
     }
 }
 

@@ -65,6 +65,11 @@ impl<L: Lane> Contacts<L> {
                 p - slip
             };
             st.set_pos(i, V3::select(m, moved, p));
+            if self.touches {
+                // Forces (when measured) go to the collider that last
+                // pushed the particle.
+                self.load_by(self.touch[i], m, st.w(i), moved, moved - p);
+            }
             // Friction decided this particle's motion: no rounding of the
             // free motion to carry into the next substep (far from the
             // origin it would make a stuck cable creep).

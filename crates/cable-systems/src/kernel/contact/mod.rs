@@ -63,6 +63,7 @@ use crate::simd::Wide;
 
 mod friction;
 mod geom;
+mod load;
 mod planes;
 mod shape;
 #[cfg(test)]
@@ -72,6 +73,7 @@ use geom::{
     NONE, axis_bounds, axis_normal, carried, few_groups, lost, plane_near, row_in, s, same, seg_in,
     seg_span, tag, union_of,
 };
+use load::Load;
 use shape::{All, Lanes, OneGroup, View, shape_pass, sides_on};
 
 /// The candidate planes of a substep, lent out by
@@ -187,6 +189,13 @@ pub struct Contacts<L: Lane> {
     touches: bool,
     /// The path the contact passes run on this substep (the kernel's).
     wide: Option<Wide>,
+    /// Contact forces are measured this substep
+    /// ([`cable_core::ColliderSet::measures_forces`]): `loads` are kept.
+    forces: bool,
+    /// Per candidate: its load this substep (`load.rs`), when `forces`.
+    loads: Vec<Load<L>>,
+    /// Per candidate: its position, which torques are taken about.
+    centres: Vec<Vec3>,
 }
 
 impl<L: Lane> Contacts<L> {
@@ -203,6 +212,7 @@ impl<L: Lane> Contacts<L> {
     ) -> bool {
         self.wide = wide;
         self.friction = b.friction;
+        self.forces = set.measures_forces();
         self.cands.clear();
         self.cand_m.clear();
         let world = set.prepared();
@@ -278,7 +288,12 @@ impl<L: Lane> Contacts<L> {
             }
         }
         self.find_spans(st, world, margin);
-        self.touches = self.friction && self.cands.iter().any(|&k| world[k as usize].is_moving());
+        // Measured forces attribute friction to the collider that last
+        // pushed each particle: `touch` is kept then (friction gives the
+        // same bits either way, see `Contacts::touches`).
+        self.touches = self.friction
+            && (self.forces || self.cands.iter().any(|&k| world[k as usize].is_moving()));
+        self.start_loads(set);
         self.push.clear();
         self.touch.clear();
         if self.friction {
@@ -488,6 +503,7 @@ impl<L: Lane> Contacts<L> {
                 let slid = at + (d - best_n.scale(into)).scale(rest);
                 st.set_pos(i, V3::select(hit, slid, to));
                 self.pushed(i, hit, best_n.scale(into.neg() * rest), best_k);
+                self.load_by(best_k, hit, st.w(i), slid, slid - to);
             }
         }
     }
@@ -561,8 +577,10 @@ impl<L: Lane> Contacts<L> {
                             let mw = hit & zero.lt(w);
                             let into = d.dot(nrm).min(zero);
                             let p = start + (d - nrm.scale(into)).scale(rest);
-                            st.set_pos(row, V3::select(mw, p, st.pos(row)));
+                            let old = st.pos(row);
+                            st.set_pos(row, V3::select(mw, p, old));
                             self.pushed(row, mw, nrm.scale(into.neg() * rest), kf);
+                            self.load_on(ci, All, mw, w, p, p - old);
                         }
                         done = done | hit;
                     }
@@ -593,10 +611,10 @@ impl<L: Lane> Contacts<L> {
                 let pl = Plane::of(normal, offset, self.cand_m[ci], k);
                 // One copy per axis: the coordinate is picked at compile time.
                 match pl.axis {
-                    0 => self.project_axis_plane::<S, 0>(st, &pl, r),
-                    1 => self.project_axis_plane::<S, 1>(st, &pl, r),
-                    2 => self.project_axis_plane::<S, 2>(st, &pl, r),
-                    _ => self.project_plane(st, &pl, r),
+                    0 => self.project_axis_plane::<S, 0>(st, &pl, r, ci),
+                    1 => self.project_axis_plane::<S, 1>(st, &pl, r, ci),
+                    2 => self.project_axis_plane::<S, 2>(st, &pl, r, ci),
+                    _ => self.project_plane(st, &pl, r, ci),
                 }
             } else {
                 let (wide, cm) = (self.wide, self.cand_m[ci]);
@@ -753,6 +771,7 @@ impl<L: Lane> Contacts<L> {
                     let dp = came.scale(r - gap);
                     set(st, row, V3::select(mw, x + dp, x));
                     self.pushed_on(lanes, row, mw, dp, kf);
+                    self.load_on(ci, lanes, mw, w, x + dp, dp);
                 }
             }
             if !fixed {
@@ -774,6 +793,9 @@ impl<L: Lane> Contacts<L> {
                 back = true;
                 set(st, i, V3::select(lost & ma, a0, a));
                 set(st, i + 1, V3::select(lost & mb, b0, bq));
+                let (wa, wb) = (lanes.v(st.w(i)), lanes.v(st.w(i + 1)));
+                self.load_on(ci, lanes, lost & ma, wa, a0, a0 - a);
+                self.load_on(ci, lanes, lost & mb, wb, b0, b0 - bq);
             }
             if !back {
                 return;
@@ -795,6 +817,7 @@ impl<L: Lane> Contacts<L> {
     ) {
         let n = st.rows();
         let ls = self.lane_span[ci];
+        let centre = self.centres.get(ci).copied();
         let mut v = View {
             st,
             side: &self.side[2 * n * ci..2 * n * (ci + 1)],
@@ -802,6 +825,7 @@ impl<L: Lane> Contacts<L> {
             touch: &mut self.touch,
             lanes,
             soft: b.soft,
+            load: self.loads.get_mut(ci).zip(centre),
         };
         shape_pass(
             &mut v,

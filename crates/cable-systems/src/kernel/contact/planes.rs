@@ -3,6 +3,7 @@
 //! alone or fused into the distance sweeps ([`Contacts::planes_row`]).
 
 use super::geom::{coord, s};
+use super::shape::All;
 use super::{Contacts, Plane, Planes};
 use crate::kernel::lane::{Lane, Mask, V3};
 use crate::kernel::store::Store;
@@ -10,13 +11,22 @@ use crate::kernel::store::Store;
 impl<L: Lane> Contacts<L> {
     /// [`Contacts::project`]'s contact with the plane `pl` (`n·x = off`)
     /// on its candidate lanes: the same operations as `point_contact_l`,
-    /// written out here.
+    /// written out here. `ci`: the plane's candidate index (for its load,
+    /// `load.rs`).
     #[inline(always)]
-    pub(super) fn project_plane<S: Store<L>>(&mut self, st: &mut S, pl: &Plane<L>, r: L) {
+    pub(super) fn project_plane<S: Store<L>>(
+        &mut self,
+        st: &mut S,
+        pl: &Plane<L>,
+        r: L,
+        ci: usize,
+    ) {
         for i in 0..st.rows() {
             let mut p = st.pos(i);
+            let q = p;
             if self.dot_plane_row(i, &mut p, st.free(i), pl, r) {
                 st.set_pos(i, p);
+                self.load_on(ci, All, pl.cm & st.free(i), st.w(i), p, p - q);
             }
         }
     }
@@ -75,13 +85,17 @@ impl<L: Lane> Contacts<L> {
         st: &mut S,
         pl: &Plane<L>,
         r: L,
+        ci: usize,
     ) {
         for i in 0..st.rows() {
             // One test per row (rows with no candidate lane are rare: the
             // plane is a candidate for most of a block near it).
             let mut p = st.pos(i);
+            let q = p;
             if self.axis_plane_row::<AXIS>(i, &mut p, st.free(i), pl, r) {
                 st.set_pos(i, p);
+                // Lanes it did not push moved by zero: they add nothing.
+                self.load_on(ci, All, pl.cm & st.free(i), st.w(i), p, p - q);
             }
         }
     }

@@ -4,10 +4,12 @@
 //! ([`sides_on`]).
 
 use super::geom::{carried, contains, grown, keep_side, overlap, row_in, s, seg_in, seg_span};
+use super::load::Load;
 use crate::kernel::lane::{Bounds, Lane, Mask, V3};
 use crate::kernel::narrow::{point_contact_l, segment_contact_l};
 use crate::kernel::store::Store;
 use cable_core::WorldCollider;
+use glam::Vec3;
 
 /// [`Contacts::remember_sides`] for the shape `col` on `lanes` of the
 /// block: the outward normal where each particle and segment of the
@@ -72,6 +74,9 @@ pub(super) trait ShapeRows<G: Lane> {
     /// Friction's bookkeeping: lanes `m` of row `i` were last pushed by
     /// collider `kf`.
     fn set_touch(&mut self, i: usize, m: G::M, kf: G);
+    /// Contact forces' bookkeeping (when measured): lanes `m` of a particle
+    /// of inverse mass `w` were moved by `dp` to `at`.
+    fn add_load(&mut self, m: G::M, w: G, at: V3<G>, dp: V3<G>);
 }
 
 /// Which lanes of a block a shape's pass runs on ([`View`]): all of them
@@ -148,6 +153,8 @@ pub(super) struct View<'a, L: Lane, S, P> {
     pub(super) lanes: P,
     /// The block is compliant ([`Store::segment_on`]).
     pub(super) soft: bool,
+    /// The candidate's load and position, when forces are measured.
+    pub(super) load: Option<(&'a mut Load<L>, Vec3)>,
 }
 
 impl<L: Lane, S: Store<L>, P: Lanes<L>> ShapeRows<P::G> for View<'_, L, S, P> {
@@ -195,6 +202,12 @@ impl<L: Lane, S: Store<L>, P: Lanes<L>> ShapeRows<P::G> for View<'_, L, S, P> {
         let t = self.lanes.v(self.touch[i]);
         self.lanes.set(&mut self.touch[i], P::G::select(m, kf, t));
     }
+    #[inline(always)]
+    fn add_load(&mut self, m: <P::G as Lane>::M, w: P::G, at: V3<P::G>, dp: V3<P::G>) {
+        if let Some((load, c)) = &mut self.load {
+            load.add(self.lanes, *c, m, w, at, dp);
+        }
+    }
 }
 
 /// One contact pass of a shape other than a plane: every free particle
@@ -229,6 +242,7 @@ pub(super) fn shape_pass<G: Lane, V: ShapeRows<G>>(
         if hit.any() {
             let dp = nrm.scale(r - phi);
             v.set_pos(i, V3::select(hit, p + dp, p));
+            v.add_load(hit, v.w(i), p + dp, dp);
             if friction {
                 v.add_push(i, hit, dp);
                 v.set_touch(i, hit, kf);
@@ -259,6 +273,8 @@ pub(super) fn shape_pass<G: Lane, V: ShapeRows<G>>(
         let (da, db) = (nrm.scale(sa * wa * scale), nrm.scale(sb * wb * scale));
         v.set_pos(i, V3::select(hit, a + da, a));
         v.set_pos(i + 1, V3::select(hit, bq + db, bq));
+        v.add_load(hit, wa, a + da, da);
+        v.add_load(hit, wb, bq + db, db);
         if friction {
             v.add_push(i, hit, da);
             v.add_push(i + 1, hit, db);
