@@ -5,7 +5,7 @@
 
 use std::fmt;
 
-use cable_core::{CableDesc, CableHandle, CableParams, Collider, ParticlePool};
+use cable_core::{CableDesc, CableHandle, CableParams, Collider, End, ParticlePool};
 use cable_systems::{Solver, SolverParams};
 use serde::Deserialize;
 
@@ -58,6 +58,9 @@ struct RawCable {
     mass_per_length: Option<Loose>,
     bend_stiffness: Option<Loose>,
     reel_speed: Option<Loose>,
+    reel_accel: Option<Loose>,
+    reel_force: Option<Loose>,
+    reel_end: Option<Loose>,
     min_length: Option<Loose>,
     max_length: Option<Loose>,
     break_tension: Option<Loose>,
@@ -264,11 +267,13 @@ impl Scene {
 /// The most particles a cable can have (its winch, if it pays out, at its
 /// `max_length`: one particle per winch segment, plus the one the pool's
 /// split leaves room for), with the winch segment and that length, metres.
-/// A cable without a paying-out winch keeps its particle count.
+/// A cable without a paying-out winch keeps its particle count (one that
+/// reels in pays out when it slips under its `reel_force`).
 fn winch_reach(desc: &CableDesc) -> (usize, f64, f64) {
     let count = desc.particle_count();
     let length = f64::from(desc.length());
-    if desc.params.reel_speed <= 0.0 {
+    let p = &desc.params;
+    if !(p.reel_speed > 0.0 || (p.reel_speed < 0.0 && p.reel_force.is_some())) {
         return (count, 0.0, length);
     }
     // The pool's defaults (`ParticlePool::add_cable`): four times the
@@ -376,6 +381,12 @@ fn cable_desc(base: &str, rc: RawCable) -> Result<CableDesc, SceneError> {
         break_tension: loose_f32(&format!("{base}.break_tension"), rc.break_tension.as_ref())?,
         reel_speed: loose_f32(&format!("{base}.reel_speed"), rc.reel_speed.as_ref())?
             .unwrap_or(d.reel_speed),
+        reel_end: match rc.reel_end.as_ref() {
+            None => d.reel_end,
+            Some(v) => reel_end(&format!("{base}.reel_end"), v)?,
+        },
+        reel_accel: loose_f32(&format!("{base}.reel_accel"), rc.reel_accel.as_ref())?,
+        reel_force: loose_f32(&format!("{base}.reel_force"), rc.reel_force.as_ref())?,
         min_length: loose_f32(&format!("{base}.min_length"), rc.min_length.as_ref())?,
         max_length: loose_f32(&format!("{base}.max_length"), rc.max_length.as_ref())?,
         // Not scene keys (the scene contract has none): the library's defaults
@@ -489,6 +500,18 @@ fn solver(place: &str, v: &Loose) -> Result<Solver, SceneError> {
         place,
         format!("must be {}, got {v}", names.join(" or ")),
     ))
+}
+
+/// The end a scene's `reel_end` value names: `"start"` or `"end"`.
+fn reel_end(place: &str, v: &Loose) -> Result<End, SceneError> {
+    match v {
+        Loose::Str(s) if s == "start" => Ok(End::Start),
+        Loose::Str(s) if s == "end" => Ok(End::End),
+        other => Err(SceneError::at(
+            place,
+            format!(r#"must be "start" or "end", got {other}"#),
+        )),
+    }
 }
 
 /// A `true`/`false` key read without a type: anything else is refused.

@@ -488,6 +488,46 @@ fn reel_speed_pays_out_and_reels_in_within_the_bounds() {
     assert!((length(last) - 0.5).abs() < 0.05 * 0.5, "{}", length(last));
 }
 
+/// The winch's limits of the contract: `reel_accel` ramps the speed (the
+/// rest length follows ½·a·t² at first), `reel_force` holds a load heavier
+/// than it instead of reeling it in.
+#[test]
+fn reel_accel_ramps_and_reel_force_holds() {
+    let scene = |extra: &str| {
+        format!(
+            r#"{{"damping": 2, "substep": 0.004166667, "cables": [{{"start": [0, 0, 0], "end": [0, -1, 0],
+                "segments": 20, "attach_end": false, "mass_per_length": 2, "reel_speed": -0.5,
+                "min_length": 0.2, {extra}}}]}}"#
+        )
+    };
+    let length = |c: &[[f32; 3]]| c.windows(2).map(|w| dist(w[0], w[1])).sum::<f32>();
+    // 0.5 s of ramping at 1 m/s²: 0.125 m in, the speed then 0.5 m/s.
+    let f = run(
+        "reel_accel",
+        &scene(r#""reel_accel": 1"#),
+        &["--seconds", "0.5"],
+    );
+    let l = length(&f.frames.last().unwrap().cables[0]);
+    assert!((l - 0.875).abs() < 0.01, "ramped to {l} m");
+    // The load (19.1 N) over a 17 N limit, below its slipping point
+    // (20.4 N): held at 1 m.
+    let f = run(
+        "reel_force",
+        &scene(r#""reel_force": 17"#),
+        &["--seconds", "1"],
+    );
+    let l = length(&f.frames.last().unwrap().cables[0]);
+    assert!((l - 1.0).abs() < 0.01, "held at {l} m");
+    // A 100 N limit reels it in at 0.5 m/s.
+    let f = run(
+        "reel_force_in",
+        &scene(r#""reel_force": 100"#),
+        &["--seconds", "1"],
+    );
+    let l = length(&f.frames.last().unwrap().cables[0]);
+    assert!((l - 0.5).abs() < 0.02, "reeled in to {l} m");
+}
+
 // ---- --tension ----
 
 #[test]
@@ -795,6 +835,34 @@ fn bad_scenes() -> Vec<(String, String)> {
         (
             r#""mass_per_length": -1"#,
             "mass_per_length: must be greater than 0 and at most 1e6, got -1",
+        ),
+        (
+            r#""reel_speed": 1, "reel_accel": 0"#,
+            "reel_accel: must be greater than 0 and at most 1e6, got 0",
+        ),
+        (
+            r#""reel_speed": 1, "reel_accel": 2e6"#,
+            "reel_accel: must be greater than 0 and at most 1e6, got 2000000",
+        ),
+        (
+            r#""reel_accel": "fast""#,
+            r#"reel_accel: must be a number, got "fast""#,
+        ),
+        (
+            r#""reel_force": -5"#,
+            "reel_force: must be greater than 0 and at most 1e12, got -5",
+        ),
+        (
+            r#""reel_force": [1]"#,
+            "reel_force: must be a number, got an array",
+        ),
+        (
+            r#""reel_end": "middle""#,
+            r#"reel_end: must be "start" or "end", got "middle""#,
+        ),
+        (
+            r#""reel_end": 1"#,
+            r#"reel_end: must be "start" or "end", got 1"#,
         ),
     ] {
         cases.push((pts(kv), format!("error: scene.cables[0].{msg}")));

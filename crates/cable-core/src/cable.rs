@@ -7,10 +7,11 @@ use crate::error::{CableError, check_finite, check_vec3};
 pub use crate::handle::CableHandle;
 
 /// One of the two ends of a cable.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub enum End {
     /// Particle 0 (UE's `bAttachStart`).
+    #[default]
     Start,
     /// The last particle (UE's `bAttachEnd` / `AttachEndTo`).
     End,
@@ -80,10 +81,26 @@ pub struct CableParams {
     /// A segment whose tension exceeds this many newtons breaks (its
     /// distance constraint is removed for good). `None`: unbreakable.
     pub break_tension: Option<f32>,
-    /// Winch at the start end, m/s: the rest length changes at this rate
-    /// (positive pays out, negative reels in); particles are added or
-    /// removed next to the start as needed. Default 0.
+    /// Winch speed, m/s: the rest length changes at this rate (positive
+    /// pays out, negative reels in); particles are added or removed next
+    /// to the winch's end ([`CableParams::reel_end`]) as needed. Default 0.
     pub reel_speed: f32,
+    /// Which end the winch is at (the scene's `"start"` or `"end"`).
+    /// Default [`End::Start`].
+    pub reel_end: End,
+    /// The winch's acceleration limit, m/s² (> 0, at most 1e6): its speed
+    /// ramps toward [`CableParams::reel_speed`] at this rate instead of
+    /// jumping to it (also when the speed is set to 0: the winch slows
+    /// down). `None` (the default): instant.
+    pub reel_accel: Option<f32>,
+    /// The winch's pulling limit, newtons (> 0, at most 1e12): while the
+    /// tension of the segment at the winch exceeds it, reeling in stops
+    /// (the winch holds); while it exceeds it by more than 20 %, the winch
+    /// slips and pays out at `|reel_speed|` (ramped by
+    /// [`CableParams::reel_accel`]), so an overloaded winch gives rope
+    /// instead of tearing it. A winch with `reel_speed` 0 does not turn:
+    /// it holds whatever the load. `None` (the default): unlimited.
+    pub reel_force: Option<f32>,
     /// Shortest rest length the winch reels in to, metres. `None`: one
     /// segment's length (set when the cable is added).
     pub min_length: Option<f32>,
@@ -174,6 +191,9 @@ impl Default for CableParams {
             bend_stiffness: 0.0,
             break_tension: None,
             reel_speed: 0.0,
+            reel_end: End::Start,
+            reel_accel: None,
+            reel_force: None,
             min_length: None,
             max_length: None,
             sleep_speed: 0.0,
@@ -268,6 +288,25 @@ impl CableParams {
                 expected: "must lie within ±1e4",
                 value: f64::from(v),
             });
+        }
+        for (field, v, most) in [
+            ("reel_accel", self.reel_accel, 1.0e6),
+            ("reel_force", self.reel_force, 1.0e12),
+        ] {
+            if let Some(v) = v {
+                let v = check_finite(field, v)?;
+                if !(v > 0.0 && v <= most) {
+                    return Err(CableError::OutOfRange {
+                        field,
+                        expected: if most == 1.0e6 {
+                            "must be greater than 0 and at most 1e6"
+                        } else {
+                            "must be greater than 0 and at most 1e12"
+                        },
+                        value: f64::from(v),
+                    });
+                }
+            }
         }
         for (field, l) in [
             ("min_length", self.min_length),

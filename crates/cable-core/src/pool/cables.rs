@@ -112,6 +112,7 @@ impl ParticlePool {
             reel_segment: length / (count - 1) as f32,
             mass_per_length: desc.mass_per_length,
             winch_stopped: false,
+            reel_rate: 0.0,
             max_rest: 0.0,
             sleep: SleepState::default(),
             revisions: CableRevisions::default(),

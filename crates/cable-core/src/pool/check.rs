@@ -413,6 +413,13 @@ impl ParticlePool {
                 ));
             }
         }
+        let rate = rec.reel_rate;
+        if !(rate.is_finite() && rate.abs() <= 1.0e4) {
+            return Err(bad(
+                at("reel_rate"),
+                format!("must lie within ±1e4 (a winch speed, m/s), got {rate}"),
+            ));
+        }
         let seg = rec.reel_segment;
         if !(seg.is_finite() && seg > 0.0 && seg <= 1.0e7) {
             return Err(bad(

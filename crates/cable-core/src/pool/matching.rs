@@ -95,6 +95,15 @@ impl Shown for Quat {
     }
 }
 
+impl Shown for crate::End {
+    fn shown(&self) -> String {
+        format!("{self:?}").to_lowercase()
+    }
+    fn same(&self, other: &Self) -> bool {
+        self == other
+    }
+}
+
 impl Shown for TeleportMode {
     fn shown(&self) -> String {
         format!("{self:?}").to_lowercase()
@@ -191,6 +200,9 @@ fn check_params(
         bend_stiffness: _,
         break_tension: _,
         reel_speed: _,
+        reel_end: _,
+        reel_accel: _,
+        reel_force: _,
         min_length: _,
         max_length: _,
         sleep_speed: _,
@@ -214,6 +226,9 @@ fn check_params(
         tethers,
         bend_stiffness,
         break_tension,
+        reel_end,
+        reel_accel,
+        reel_force,
         min_length,
         max_length,
         sleep_speed,
@@ -252,6 +267,27 @@ struct Row {
 }
 
 impl ParticlePool {
+    /// Row `i` of cable `rec` as [`ParticlePool::row`] gives it, or with
+    /// `mirrored` as seen from its end: particle `count - 1 - i`, with the
+    /// segment towards the start (so a winch at the end looks like one at
+    /// the start, and one comparison serves both).
+    fn row_in(&self, rec: &CableRecord, i: usize, mirrored: bool) -> Row {
+        if !mirrored {
+            return self.row(rec.first + i);
+        }
+        let n = rec.count;
+        let p = rec.first + n - 1 - i;
+        // The segment before the particle; the start particle has none
+        // (its own slot, unused, as the end particle's is unmirrored).
+        let s = if i + 1 < n { p - 1 } else { rec.first + n - 1 };
+        Row {
+            rest: self.rest[s],
+            kappa0: self.row_const[p].kappa0,
+            inv_mass: self.inv_mass[p],
+            linked: self.row_const[s].linked,
+        }
+    }
+
     /// Row `r` of the columns.
     fn row(&self, r: usize) -> Row {
         Row {
@@ -408,9 +444,12 @@ impl ParticlePool {
         let (na, nb) = (a.count, b.count);
         let breakable = b.params.break_tension.is_some();
         let at = |field: &str| format!("cables[{k}].{field}");
+        // A winch at the end is the mirror image of one at the start: its
+        // rows are compared as seen from the end (`row_in`).
+        let mirrored = b.params.reel_speed != 0.0 && b.params.reel_end == crate::End::End;
         // Row `i` of the saved cable against row `j` of the scene's.
         let row = |i: usize, j: usize| -> Result<(), SetupMismatch> {
-            let (x, y) = (self.row(a.first + i), scene.row(b.first + j));
+            let (x, y) = (self.row_in(a, i, mirrored), scene.row_in(b, j, mirrored));
             expect_same(|| at(&format!("rest[{i}]")), &x.rest, &y.rest)?;
             expect_same(|| at(&format!("kappa0[{i}]")), &x.kappa0, &y.kappa0)?;
             expect_same(|| at(&format!("inv_mass[{i}]")), &x.inv_mass, &y.inv_mass)?;
@@ -472,8 +511,8 @@ impl ParticlePool {
             return (0..na).try_for_each(|i| row(i, i));
         }
         // A winch: [start, added particles..., the scene's last t rows].
-        let (first, seg) = (self.row(a.first), a.reel_segment);
-        let start = scene.row(b.first);
+        let (first, seg) = (self.row_in(a, 0, mirrored), a.reel_segment);
+        let start = scene.row_in(b, 0, mirrored);
         expect_same(|| at("kappa0[0]"), &first.kappa0, &start.kappa0)?;
         expect_same(|| at("inv_mass[0]"), &first.inv_mass, &start.inv_mass)?;
         if first.linked != start.linked && !(breakable && start.linked) {
@@ -503,7 +542,7 @@ impl ParticlePool {
             .count();
         let added = (1..na)
             .take_while(|&i| {
-                let x = self.row(a.first + i);
+                let x = self.row_in(a, i, mirrored);
                 x.rest.to_bits() == seg.to_bits()
                     && x.kappa0 == 0.0
                     && x.inv_mass > 0.0
@@ -522,7 +561,7 @@ impl ParticlePool {
             row(na - 1 - common, nb - 1 - common)?;
         }
         let i = added + 1;
-        let x = self.row(a.first + i);
+        let x = self.row_in(a, i, mirrored);
         Err(SetupMismatch::new(
             at(&format!("particle[{i}]")),
             format!(

@@ -30,9 +30,11 @@ pub(super) fn shifts() -> u64 {
 }
 
 impl ParticlePool {
-    /// Winch at the start end: changes the cable's rest length by `delta`
-    /// metres (positive pays out), clamped to its
-    /// [`crate::CableParams::min_length`]..=[`crate::CableParams::max_length`].
+    /// The winch: changes the cable's rest length by `delta` metres
+    /// (positive pays out), clamped to its
+    /// [`crate::CableParams::min_length`]..=[`crate::CableParams::max_length`],
+    /// at the end [`crate::CableParams::reel_end`] names (below, for the
+    /// start; the end is its mirror image).
     /// The change goes into the first segment; while it is longer than 1.5
     /// times the cable's segment length (its initial length / segments) a
     /// particle is inserted after the start particle, on the first segment,
@@ -69,31 +71,154 @@ impl ParticlePool {
     /// # Ok::<(), cable_core::CableError>(())
     /// ```
     pub fn reel(&mut self, handle: CableHandle, delta: f32) -> Result<usize, CableError> {
+        self.reel_to_bound(handle, delta).map(|(n, _)| n)
+    }
+
+    /// The winch's speed now, m/s: [`crate::CableParams::reel_speed`] once
+    /// the winch has turned without an acceleration limit, else where
+    /// [`crate::CableParams::reel_accel`] has ramped it so far (0 at the
+    /// start, and after the winch reached a length bound).
+    ///
+    /// # Errors
+    /// [`CableError::StaleHandle`] when `handle` names no live cable.
+    pub fn reel_rate(&self, handle: CableHandle) -> Result<f32, CableError> {
+        Ok(self.cables[self.record_index(handle)?].reel_rate)
+    }
+
+    /// Whether the cable's winch turns: a `reel_speed` that is not 0, or a
+    /// winch still slowing down to 0 ([`ParticlePool::reel_rate`]).
+    ///
+    /// # Errors
+    /// [`CableError::StaleHandle`] when `handle` names no live cable.
+    pub fn winch_turns(&self, handle: CableHandle) -> Result<bool, CableError> {
+        let c = &self.cables[self.record_index(handle)?];
+        Ok(c.params.reel_speed != 0.0 || c.reel_rate != 0.0)
+    }
+
+    /// Turns the cable's winch by one substep of `h` seconds, as the
+    /// stepper does between substeps, given the `tension` (N) of the
+    /// segment at the winch in the substep just run (read only with
+    /// [`crate::CableParams::reel_force`]). The winch's speed
+    /// ([`ParticlePool::reel_rate`]) goes toward its target, at most
+    /// `reel_accel · h` per call when [`crate::CableParams::reel_accel`]
+    /// is set: the target is `reel_speed`, except that above `reel_force`
+    /// it does not reel in (it holds) and above 1.2 × `reel_force` it pays
+    /// out at `|reel_speed|` (it slips). Then [`ParticlePool::reel`] by
+    /// speed × `h`; a winch that reaches `min_length` or `max_length`
+    /// stops there (its speed becomes 0). Returns the particle count.
+    ///
+    /// # Errors
+    /// As [`ParticlePool::reel`]; and `h` or `tension` not finite, or `h`
+    /// negative.
+    ///
+    /// # Example
+    /// ```
+    /// use cable_core::{CableDesc, ParticlePool};
+    /// use glam::Vec3;
+    ///
+    /// let mut pool = ParticlePool::new();
+    /// let mut desc = CableDesc::line(Vec3::ZERO, Vec3::new(0.0, -1.0, 0.0), 1.0, 10)?;
+    /// desc.params.reel_speed = 1.0; // 1 m/s, reached at 2 m/s²: in 0.5 s
+    /// desc.params.reel_accel = Some(2.0);
+    /// let h = pool.add_cable(&desc)?;
+    /// for _ in 0..30 {
+    ///     pool.turn_winch(h, 1.0 / 60.0, 0.0)?;
+    /// }
+    /// assert!((pool.reel_rate(h)? - 1.0).abs() < 1e-5);
+    /// // Paid out ½·a·t² = 0.25 m while speeding up (the speed after each turn, times h).
+    /// let paid: f32 = pool.rest_lengths(h)?.iter().sum::<f32>() - 1.0;
+    /// assert!((paid - 0.2583).abs() < 1e-3, "{paid}");
+    /// # Ok::<(), cable_core::CableError>(())
+    /// ```
+    pub fn turn_winch(
+        &mut self,
+        handle: CableHandle,
+        h: f32,
+        tension: f32,
+    ) -> Result<usize, CableError> {
+        let h = check_finite("h", h)?;
+        let tension = check_finite("tension", tension)?;
+        if h < 0.0 {
+            return Err(CableError::OutOfRange {
+                field: "h",
+                expected: "must be at least 0",
+                value: f64::from(h),
+            });
+        }
+        let i = self.record_index(handle)?;
+        let (p, rate) = (self.cables[i].params, self.cables[i].reel_rate);
+        let mut target = p.reel_speed;
+        if let Some(most) = p.reel_force {
+            if tension > 1.2 * most {
+                target = p.reel_speed.abs();
+            } else if tension > most {
+                target = target.max(0.0);
+            }
+        }
+        let speed = match p.reel_accel {
+            Some(a) => {
+                let dv = a * h;
+                rate + (target - rate).clamp(-dv, dv)
+            }
+            None => target,
+        };
+        self.cables[i].reel_rate = speed;
+        if speed == 0.0 {
+            return Ok(self.cables[i].count);
+        }
+        let (count, bound) = self.reel_to_bound(handle, speed * h)?;
+        if bound {
+            // At its end stop the drum stands still.
+            self.cables[i].reel_rate = 0.0;
+        }
+        Ok(count)
+    }
+
+    /// [`ParticlePool::reel`], and whether `min_length` or `max_length`
+    /// cut the change short.
+    fn reel_to_bound(
+        &mut self,
+        handle: CableHandle,
+        delta: f32,
+    ) -> Result<(usize, bool), CableError> {
         let delta = check_finite("reel", delta)?;
         let i = self.record_index(handle)?;
         self.touch();
         let (first, count) = (self.cables[i].first, self.cables[i].count);
         let p = self.cables[i].params;
+        let at_end = p.reel_end == crate::End::End;
+        // The winch's segment: the one next to its end particle.
+        let wi = |pool: &Self| {
+            let c = &pool.cables[i];
+            if at_end {
+                c.first + c.count - 2
+            } else {
+                c.first
+            }
+        };
         let total: f64 = self.rest[first..first + count - 1]
             .iter()
             .map(|&r| f64::from(r))
             .sum();
         let lo = f64::from(p.min_length.unwrap_or(0.0));
         let hi = f64::from(p.max_length.unwrap_or(f32::MAX));
-        let target = (total + f64::from(delta)).clamp(lo, hi.max(lo));
+        let wanted = total + f64::from(delta);
+        let target = wanted.clamp(lo, hi.max(lo));
+        let bound = target != wanted;
         let change = (target - total) as f32;
         if change == 0.0 {
-            return Ok(count);
+            return Ok((count, bound));
         }
         self.wake_record(i);
         let seg = self.cables[i].reel_segment;
         // May go below zero for a moment: the merges below absorb it.
-        self.rest[first] += change;
+        let w0 = wi(self);
+        self.rest[w0] += change;
         // Pay out: split the first segment, a whole segment behind each new
         // particle. Count the splits first (each leaves the first segment
         // one segment shorter), then make room for all of them at once.
         let room = self.budget.saturating_sub(self.particle_count());
-        let mut r = self.rest[first];
+        let mut r = self.rest[w0];
         let mut k = 0;
         while r > 1.5 * seg && k < room {
             let shorter = r - seg;
@@ -105,15 +230,20 @@ impl ParticlePool {
             k += 1;
         }
         if k > 0 {
-            self.insert_after_start(i, seg, k);
+            if at_end {
+                self.insert_before_end(i, seg, k);
+            } else {
+                self.insert_after_start(i, seg, k);
+            }
         }
-        if self.rest[first] > 1.5 * seg {
+        let w1 = wi(self);
+        if self.rest[w1] > 1.5 * seg {
             // Paid out as far as the budget (or the rounding) allows: the
             // first segment holds no more than any split one, so the rows
             // stay within the bounds the stepper checked
             // (`check_bend_for_substep`).
-            let left = f64::from(self.rest[first]) - 1.5 * f64::from(seg);
-            self.rest[first] = 1.5 * seg;
+            let left = f64::from(self.rest[w1]) - 1.5 * f64::from(seg);
+            self.rest[w1] = 1.5 * seg;
             self.refresh_rows(i);
             self.debug_check();
             if k == room {
@@ -125,14 +255,19 @@ impl ParticlePool {
                     budget: self.budget,
                 });
             }
-            return Ok(self.cables[i].count);
+            return Ok((self.cables[i].count, bound));
         }
         // Reel in: merge the first two segments, as often as needed.
-        self.remove_after_start(i, seg);
-        self.rest[first] = self.rest[first].max(2.0 * crate::MIN_SEGMENT_LENGTH);
+        if at_end {
+            self.remove_before_end(i, seg);
+        } else {
+            self.remove_after_start(i, seg);
+        }
+        let w2 = wi(self);
+        self.rest[w2] = self.rest[w2].max(2.0 * crate::MIN_SEGMENT_LENGTH);
         self.refresh_rows(i);
         self.debug_check();
-        Ok(self.cables[i].count)
+        Ok((self.cables[i].count, bound))
     }
 
     /// Inserts `k` particles on the first segment of record `i`, each `seg`
@@ -190,6 +325,104 @@ impl ParticlePool {
         }
         self.rest[first] = r0;
         self.shift_records(i, k as isize);
+    }
+
+    /// The mirror image of [`ParticlePool::insert_after_start`] at the end
+    /// of record `i`: `k` particles on its last segment, each `seg` metres
+    /// of rest length after the particle before the end (the last one
+    /// inserted is the nearest the end), moving the later rows once.
+    fn insert_before_end(&mut self, i: usize, seg: f32, k: usize) {
+        let (first, count) = (self.cables[i].first, self.cables[i].count);
+        let at = first + count - 1; // the end particle's row
+        let linked = self.row_const[at - 1].linked;
+        let rho = self.cables[i].mass_per_length;
+        let st = self.state.get_mut();
+        let gap = at..at;
+        st.pos
+            .splice(gap.clone(), std::iter::repeat_n(Vec3::ZERO, k));
+        st.prev
+            .splice(gap.clone(), std::iter::repeat_n(Vec3::ZERO, k));
+        st.carry
+            .splice(gap.clone(), std::iter::repeat_n(Vec3::ZERO, k));
+        st.lambda.splice(gap.clone(), std::iter::repeat_n(0.0, k));
+        st.lambda_bend
+            .splice(gap.clone(), std::iter::repeat_n(0.0, k));
+        st.lambda_row
+            .splice(gap.clone(), std::iter::repeat_n([0.0; 3], k));
+        self.inv_mass
+            .splice(gap.clone(), std::iter::repeat_n(0.0, k));
+        self.rest.splice(gap.clone(), std::iter::repeat_n(seg, k));
+        let row = RowConst {
+            anchor: [NO_ANCHOR; 2],
+            reach: [0.0; 2],
+            kappa0: 0.0,
+            bend_compliance: 0.0,
+            linked,
+        };
+        self.row_const.splice(gap, std::iter::repeat_n(row, k));
+        #[cfg(test)]
+        SHIFTS.with(|s| s.set(s.get() + 1));
+        // The j-th insertion (from 0) split the last segment of length
+        // `r0` at `seg` after the particle then before the end (the one
+        // inserted before it, or the old particle before the end), and
+        // went to row `at + j`; the end particle is now at `at + k`.
+        let end = at + k;
+        let (pe, qe) = (st.pos[end], st.prev[end]);
+        let mut r0 = self.rest[at - 1];
+        for row in at..at + k {
+            let t = (r0 - seg) / r0; // along end → before
+            st.pos[row] = pe.lerp(st.pos[row - 1], t);
+            st.prev[row] = qe.lerp(st.prev[row - 1], t);
+            let w = match rho {
+                Some(rho) => 1.0 / (rho * 0.5 * r0),
+                None => 1.0,
+            };
+            self.inv_mass[row] = if w.is_finite() && w > 0.0 { w } else { 1.0 };
+            // The segment before the new particle is a whole one; the
+            // rest of the split one is the new particle's, to the end.
+            self.rest[row - 1] = seg;
+            r0 -= seg;
+        }
+        self.rest[end - 1] = r0;
+        self.shift_records(i, k as isize);
+    }
+
+    /// The mirror image of [`ParticlePool::remove_after_start`] at the end
+    /// of record `i`: merges segments into its last one while that is
+    /// shorter than half of `seg` and more than one segment is left.
+    fn remove_before_end(&mut self, i: usize, seg: f32) {
+        let (first, count) = (self.cables[i].first, self.cables[i].count);
+        let last = first + count - 1;
+        let mut r = self.rest[last - 1];
+        let mut linked = self.row_const[last - 1].linked;
+        let mut k = 0;
+        while r < 0.5 * seg && count - k > 2 {
+            // Remove the particle at row `last - 1 - k`: its segment
+            // before merges into the last one.
+            let row = last - 1 - k;
+            r += self.rest[row - 1];
+            linked &= self.row_const[row - 1].linked;
+            k += 1;
+        }
+        if k == 0 {
+            return;
+        }
+        self.rest[last - 1 - k] = r;
+        self.row_const[last - 1 - k].linked = linked;
+        let gone = last - k..last;
+        let st = self.state.get_mut();
+        st.pos.drain(gone.clone());
+        st.prev.drain(gone.clone());
+        st.carry.drain(gone.clone());
+        st.lambda.drain(gone.clone());
+        st.lambda_bend.drain(gone.clone());
+        st.lambda_row.drain(gone.clone());
+        self.inv_mass.drain(gone.clone());
+        self.rest.drain(gone.clone());
+        self.row_const.drain(gone);
+        #[cfg(test)]
+        SHIFTS.with(|s| s.set(s.get() + 1));
+        self.shift_records(i, -(k as isize));
     }
 
     /// Merges segments into the first of record `i` while it is shorter
@@ -291,6 +524,57 @@ mod tests {
         pool.reel(h, -505.0).expect("live");
         assert_eq!(shifts() - start, 1);
         assert!(pool.positions(h).expect("live").len() < 600);
+        pool.validate().expect("a consistent pool");
+    }
+
+    /// A winch at the end is the mirror image of one at the start: the
+    /// same calls give the same rest lengths in reverse order, bit for
+    /// bit, and the same particles mirrored, paying out and reeling in.
+    #[test]
+    fn a_winch_at_the_end_mirrors_one_at_the_start() {
+        let mut pool = ParticlePool::new();
+        let (a, b) = (Vec3::new(0.0, 0.0, 0.0), Vec3::new(0.0, -1.0, 0.0));
+        let mut fwd = CableDesc::line(a, b, 1.0, 5).expect("valid");
+        fwd.params.max_length = Some(10.0);
+        fwd.params.min_length = Some(0.1);
+        fwd.mass_per_length = Some(0.5);
+        let mut back = CableDesc::line(b, a, 1.0, 5).expect("valid");
+        back.params = fwd.params;
+        back.mass_per_length = fwd.mass_per_length;
+        back.params.reel_end = crate::End::End;
+        let (f, g) = (
+            pool.add_cable(&fwd).expect("fits"),
+            pool.add_cable(&back).expect("fits"),
+        );
+        for delta in [0.07, 0.5, 1.3, -0.2, -1.9, 0.01, -0.3, 2.0] {
+            let (nf, ng) = (
+                pool.reel(f, delta).expect("live"),
+                pool.reel(g, delta).expect("live"),
+            );
+            assert_eq!(nf, ng, "delta {delta}");
+            // Segments (the last row's slot is no segment's).
+            let bits = |h| -> Vec<u32> {
+                let r = pool.rest_lengths(h).expect("live");
+                r[..r.len() - 1].iter().map(|r| r.to_bits()).collect()
+            };
+            let mut rf = bits(f);
+            rf.reverse();
+            assert_eq!(rf, bits(g), "delta {delta}");
+            let (pf, pg) = (
+                pool.positions(f).expect("live"),
+                pool.positions(g).expect("live"),
+            );
+            for (x, y) in pf.iter().zip(pg.iter().rev()) {
+                assert!(x.distance(*y) < 1e-6, "delta {delta}: {x} vs {y}");
+            }
+            let (wf, wg) = (
+                pool.inv_masses(f).expect("live"),
+                pool.inv_masses(g).expect("live"),
+            );
+            assert!(wf.iter().eq(wg.iter().rev()), "delta {delta}");
+        }
+        // Both ends stayed where they were pinned.
+        assert_eq!(pool.positions(g).expect("live").last(), Some(&a));
         pool.validate().expect("a consistent pool");
     }
 

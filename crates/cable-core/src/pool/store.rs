@@ -85,6 +85,11 @@ pub(crate) struct CableRecord {
         serde(default, skip_serializing_if = "std::ops::Not::not")
     )]
     pub(crate) winch_stopped: bool,
+    /// The winch's speed now, m/s ([`ParticlePool::turn_winch`]): what
+    /// [`crate::CableParams::reel_accel`] ramps toward `reel_speed`.
+    /// Saved only when not 0, so saves of runs without it read as before.
+    #[cfg_attr(feature = "serde", serde(default, skip_serializing_if = "is_zero_f32"))]
+    pub(crate) reel_rate: f32,
     /// Longest segment's rest length, metres, kept by `refresh_rows`: with
     /// `reel_segment` it bounds the curvature compliances a winch can
     /// give the cable (`check_bend_for_substep`). Derived: not saved.
@@ -98,6 +103,12 @@ pub(crate) struct CableRecord {
     /// saved: a restored pool has fresh revisions.
     #[cfg_attr(feature = "serde", serde(skip))]
     pub(crate) revisions: CableRevisions,
+}
+
+/// Skips a zero winch speed when saving.
+#[cfg(feature = "serde")]
+fn is_zero_f32(v: &f32) -> bool {
+    *v == 0.0
 }
 
 /// Whether a cable sleeps or is hidden, and how long it has been still.

@@ -273,7 +273,8 @@ impl<L: Lane> Block<L> {
         self.soft = cable.compliance != 0.0;
         self.tether |= cable.tethers;
         self.curv |= cable.bend_stiffness > 0.0 && rows >= 3;
-        self.track |= cable.break_tension.is_some();
+        // Tearing and a winch's pulling limit read the substep's tensions.
+        self.track |= cable.break_tension.is_some() || cable.reel_force.is_some();
         let damping = cable.damping.unwrap_or(params.damping);
         // The Verlet velocity factor of one substep, max(0, 1 − damping·h):
         // exactly 1 without damping, so UE's integration bit for bit.

@@ -274,7 +274,8 @@ pub fn advance(
             *q = s.prev;
             *e = s.carry;
         }
-        if track || cables[i].params.break_tension.is_some() {
+        let p = &cables[i].params;
+        if track || p.break_tension.is_some() || p.reel_force.is_some() {
             for ((l, x), s) in c
                 .lambda
                 .iter_mut()

@@ -11,31 +11,41 @@ use crate::kernel::Stages;
 use crate::params::SolverParams;
 
 /// Turns every winch by one substep of `h` seconds
-/// ([`cable_core::CableParams::reel_speed`], [`ParticlePool::reel`]). A
-/// winch whose payout does not fit the pool's particle budget stops there
-/// (its `reel_speed` set to 0), listed in `stalled` as a
-/// [`CableError::WinchBudget`].
+/// ([`cable_core::CableParams::reel_speed`], `reel_accel`, `reel_force`:
+/// [`ParticlePool::turn_winch`], given the tension of the segment at the
+/// winch in the substep just run). A winch whose payout does not fit the
+/// pool's particle budget stops there (its `reel_speed` set to 0), listed
+/// in `stalled` as a [`CableError::WinchBudget`].
 fn reel_all(
     pool: &mut ParticlePool,
     h: f32,
     winches: &mut Vec<(CableHandle, f32)>,
+    tensions: &mut Vec<f32>,
     stalled: &mut Vec<CableError>,
 ) {
     winches.clear();
-    winches.extend(
-        (0..pool.cable_count())
-            .filter_map(|i| pool.cable(i))
-            .filter(|c| c.active && c.params.reel_speed != 0.0)
-            .map(|c| (c.handle, c.params.reel_speed * h)),
-    );
-    for &(cable, delta) in winches.iter() {
-        // Only a full particle budget can refuse (the handles are live and
-        // the deltas finite): the cable paid out as far as it fits.
+    for c in (0..pool.cable_count()).filter_map(|i| pool.cable(i)) {
+        if !c.active || !pool.winch_turns(c.handle).unwrap_or(false) {
+            continue;
+        }
+        // A pulling limit reads the winch segment's tension (its
+        // multipliers are tracked: `Block::set_lane`).
+        let t = match c.params.reel_force {
+            Some(_) => crate::tension::segment_tensions(pool, c.handle, h, tensions)
+                .map_or(0.0, |()| tensions.first().copied().unwrap_or(0.0)),
+            None => 0.0,
+        };
+        winches.push((c.handle, t));
+    }
+    for &(cable, tension) in winches.iter() {
+        // Only a full particle budget can refuse (the handles are live,
+        // the substep valid and the tensions finite): the cable paid out
+        // as far as it fits.
         if let Err(CableError::BudgetExceeded {
             requested,
             live,
             budget,
-        }) = pool.reel(cable, delta)
+        }) = pool.turn_winch(cable, h, if tension.is_finite() { tension } else { 0.0 })
         {
             // Stopped, rather than retried (and refused) every substep.
             // The handle is live (it was just reeled), so this cannot fail.
@@ -99,9 +109,9 @@ impl LayoutState {
         if self.plain_at != Some((pool.structure_revision(), pool.params_revision())) {
             // Parameters only: reading the particles would have a layout
             // that keeps them write them back (`ParticlePool::lend_state`).
-            for p in pool.handles().filter_map(|h| pool.params(h).ok()) {
-                breakable |= p.break_tension.is_some();
-                reeling |= p.reel_speed != 0.0;
+            for h in pool.handles() {
+                breakable |= pool.params(h).is_ok_and(|p| p.break_tension.is_some());
+                reeling |= pool.winch_turns(h).unwrap_or(false);
             }
         }
         self.plain_at = None;
@@ -121,7 +131,13 @@ impl LayoutState {
                     );
                 }
                 if reeling && stages.integrate {
-                    reel_all(pool, params.substep, &mut self.winches, &mut self.stalled);
+                    reel_all(
+                        pool,
+                        params.substep,
+                        &mut self.winches,
+                        &mut self.tensions,
+                        &mut self.stalled,
+                    );
                 }
             }
         } else {

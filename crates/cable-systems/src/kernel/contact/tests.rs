@@ -233,11 +233,11 @@ fn axis_plane_contact_is_the_dot_product_form() {
                 };
                 for _ in 0..2 {
                     match axis {
-                        0 => c.project_axis_plane::<_, 0>(&mut st1, &pl, r),
-                        1 => c.project_axis_plane::<_, 1>(&mut st1, &pl, r),
-                        _ => c.project_axis_plane::<_, 2>(&mut st1, &pl, r),
+                        0 => c.project_axis_plane::<_, 0>(&mut st1, &pl, r, 0),
+                        1 => c.project_axis_plane::<_, 1>(&mut st1, &pl, r, 0),
+                        _ => c.project_axis_plane::<_, 2>(&mut st1, &pl, r, 0),
                     }
-                    c2.project_plane(&mut st2, &pl, r);
+                    c2.project_plane(&mut st2, &pl, r, 0);
                 }
                 let what = format!("normal {normal}, offset {off}");
                 same_bits(

@@ -1,0 +1,225 @@
+//! The winch's limits (issue 42, spec `reel_accel`, `reel_force`): a
+//! winch that ramps instead of yanking, and one that holds or slips
+//! instead of tearing the rope. Checked against kinematics (the rest length
+//! a constant acceleration gives) and statics (the load's weight).
+
+use cable::systems::tension;
+use cable::{CableDesc, CableHandle, ParticlePool, SolverParams, Stepper};
+use glam::Vec3;
+
+const G: f32 = 9.81;
+const H: f32 = 1.0 / 240.0;
+
+/// A 2 m rope of 5 kg/m (9.81 kg less the pinned top particle's share)
+/// hanging from a winch at its top, 40 segments, settled for 2 s.
+fn hanging(
+    speed: f32,
+    accel: Option<f32>,
+    force: Option<f32>,
+) -> (ParticlePool, CableHandle, Stepper) {
+    let mut pool = ParticlePool::new();
+    let mut d = CableDesc::line(Vec3::ZERO, Vec3::new(0.0, -2.0, 0.0), 2.0, 40).expect("valid");
+    d.attach_end = false;
+    d.mass_per_length = Some(5.0);
+    d.params.min_length = Some(0.5);
+    d.params.max_length = Some(4.0);
+    let h = pool.add_cable(&d).expect("fits");
+    let mut st = Stepper::new(SolverParams {
+        substep: H,
+        damping: 2.0,
+        iterations: 16,
+        max_substeps: 64,
+        ..SolverParams::default()
+    })
+    .expect("valid");
+    st.set_track_tension(true);
+    st.run_substeps(&mut pool, 480);
+    let mut p = *pool.params(h).expect("live");
+    p.reel_speed = speed;
+    p.reel_accel = accel;
+    p.reel_force = force;
+    pool.set_params(h, p).expect("valid");
+    (pool, h, st)
+}
+
+fn length(pool: &ParticlePool, h: CableHandle) -> f64 {
+    pool.rest_lengths(h)
+        .expect("live")
+        .iter()
+        .map(|&r| f64::from(r))
+        .sum()
+}
+
+fn top_tension(pool: &ParticlePool, h: CableHandle) -> f32 {
+    let mut t = Vec::new();
+    tension::segment_tensions(pool, h, H, &mut t).expect("live");
+    t[0]
+}
+
+/// The weight the winch holds at rest: every particle but the pinned top.
+fn weight() -> f32 {
+    (2.0 - 0.025) * 5.0 * G
+}
+
+#[test]
+fn an_accelerating_winch_follows_the_ramp_and_does_not_yank() {
+    // Reel in at 0.5 m/s, reached at 1 m/s² after 0.5 s: the rest length
+    // is 2 − ½·a·t² during the ramp, then falls at 0.5 m/s.
+    let (mut pool, h, mut st) = hanging(-0.5, Some(1.0), None);
+    let mut peak = 0.0f32;
+    for k in 1..=240 {
+        st.run_substeps(&mut pool, 1);
+        peak = peak.max(top_tension(&pool, h));
+        let t = f64::from(k as f32 * H);
+        let want = if t <= 0.5 {
+            2.0 - 0.5 * t * t
+        } else {
+            2.0 - 0.125 - 0.5 * (t - 0.5)
+        };
+        // Each turn moves by the speed after it (one substep's ramp ahead).
+        let got = length(&pool, h);
+        assert!(
+            (got - want).abs() < 2.5e-3,
+            "t {t}: rest length {got}, ramp says {want}"
+        );
+    }
+    assert!((pool.reel_rate(h).expect("live") + 0.5).abs() < 1e-6);
+    // The load accelerates up at 1 m/s² at most: about W·(1 + a/g).
+    let w = weight();
+    assert!(peak < 1.25 * w, "peak {peak} N against a weight of {w} N");
+
+    // Without the limit the same winch jumps to 0.5 m/s in one substep.
+    let (mut pool, h, mut st) = hanging(-0.5, None, None);
+    let mut yank = 0.0f32;
+    for _ in 0..240 {
+        st.run_substeps(&mut pool, 1);
+        yank = yank.max(top_tension(&pool, h));
+    }
+    assert!(
+        yank > 1.5 * w,
+        "an instant start pulls {yank} N, more than the ramp's {peak} N"
+    );
+}
+
+#[test]
+fn a_winch_set_to_stop_slows_down_at_its_acceleration() {
+    let (mut pool, h, mut st) = hanging(0.6, Some(2.0), None);
+    st.run_substeps(&mut pool, 240); // 0.3 s to full speed, then 0.7 s at it
+    assert!((pool.reel_rate(h).expect("live") - 0.6).abs() < 1e-6);
+    let mut p = *pool.params(h).expect("live");
+    p.reel_speed = 0.0;
+    pool.set_params(h, p).expect("valid");
+    let before = length(&pool, h);
+    st.run_substeps(&mut pool, 240);
+    // 0.3 s of slowing from 0.6 m/s: 0.09 m more, then it stands.
+    let paid = length(&pool, h) - before;
+    assert!(
+        (paid - 0.09).abs() < 3e-3,
+        "paid out {paid} m while stopping"
+    );
+    assert_eq!(pool.reel_rate(h).expect("live"), 0.0);
+}
+
+#[test]
+fn a_winch_at_its_pulling_limit_holds_and_slips_when_overloaded() {
+    let w = weight();
+    // Limit well above the load: it reels in at 0.5 m/s for 1 s.
+    let (mut pool, h, mut st) = hanging(-0.5, Some(2.0), Some(2.0 * w));
+    st.run_substeps(&mut pool, 240);
+    let l = length(&pool, h);
+    assert!(
+        (l - (2.0 - 0.5 + 0.0625)).abs() < 5e-3,
+        "reeled in to {l} m"
+    );
+
+    // Limit just under the load (the load is 1.05 × it, below the slip
+    // point at 1.2 ×): the winch holds the rope where it is.
+    let (mut pool, h, mut st) = hanging(-0.5, Some(2.0), Some(w / 1.05));
+    st.run_substeps(&mut pool, 720);
+    let l = length(&pool, h);
+    assert!((l - 2.0).abs() < 0.01, "held at {l} m");
+
+    // Limit far under the load (the load is 2 × it): the winch slips and
+    // pays out at |reel_speed| instead of tearing the rope.
+    let (mut pool, h, mut st) = hanging(-0.5, Some(2.0), Some(w / 2.0));
+    st.run_substeps(&mut pool, 240);
+    let l = length(&pool, h);
+    assert!(
+        (l - (2.0 + 0.5 - 0.0625)).abs() < 0.02,
+        "slipped out to {l} m"
+    );
+}
+
+#[test]
+fn a_winch_stops_at_its_bounds() {
+    let (mut pool, h, mut st) = hanging(-2.0, Some(4.0), None);
+    st.run_substeps(&mut pool, 480); // needs 1.5 m at 2 m/s: stops at 0.5 m
+    assert!(
+        (length(&pool, h) - 0.5).abs() < 1e-4,
+        "{}",
+        length(&pool, h)
+    );
+    assert_eq!(
+        pool.reel_rate(h).expect("live"),
+        0.0,
+        "a drum at its stop stands still"
+    );
+}
+
+#[test]
+fn bad_winch_limits_are_refused_by_name() {
+    let mut pool = ParticlePool::new();
+    for (accel, force, field) in [
+        (Some(0.0), None, "reel_accel"),
+        (Some(f32::NAN), None, "reel_accel"),
+        (None, Some(-1.0), "reel_force"),
+        (None, Some(f32::INFINITY), "reel_force"),
+    ] {
+        let mut d = CableDesc::line(Vec3::ZERO, Vec3::X, 1.0, 4).expect("valid");
+        d.params.reel_speed = 1.0;
+        d.params.reel_accel = accel;
+        d.params.reel_force = force;
+        let e = pool.add_cable(&d).expect_err("refused").to_string();
+        assert!(e.contains(field), "{e}");
+    }
+}
+
+#[test]
+fn a_winch_at_the_end_reels_the_end_and_keeps_the_start() {
+    // The rope hangs from its end (pinned at the top); the winch there
+    // reels in at 0.4 m/s, ramped at 2 m/s²: after 1 s, 0.36 m in.
+    let mut pool = ParticlePool::new();
+    let top = Vec3::new(1.0, 0.0, 0.0);
+    let mut d = CableDesc::line(Vec3::new(1.0, -2.0, 0.0), top, 2.0, 40).expect("valid");
+    d.attach_start = false;
+    d.mass_per_length = Some(1.0);
+    d.params.reel_speed = -0.4;
+    d.params.reel_accel = Some(2.0);
+    d.params.reel_end = cable::core::End::End;
+    let h = pool.add_cable(&d).expect("fits");
+    let mut st = Stepper::new(SolverParams {
+        substep: H,
+        damping: 2.0,
+        max_substeps: 64,
+        ..SolverParams::default()
+    })
+    .expect("valid");
+    st.run_substeps(&mut pool, 240);
+    let l = length(&pool, h);
+    assert!((l - (2.0 - 0.36)).abs() < 3e-3, "reeled in to {l} m");
+    let p = pool.positions(h).expect("live");
+    assert_eq!(
+        p.last(),
+        Some(&top),
+        "the winch's end stays where it is pinned"
+    );
+    // The free start rose with the rope: it hangs l below the top.
+    assert!((p[0].y + l as f32).abs() < 0.02, "start at {}", p[0]);
+    // Particles were removed next to the end: the start's segments are
+    // the scene's 5 cm ones, the one at the winch the remainder.
+    let rest = pool.rest_lengths(h).expect("live");
+    assert!(
+        rest[..rest.len() - 2].iter().all(|&r| r == 0.05),
+        "{rest:?}"
+    );
+}
