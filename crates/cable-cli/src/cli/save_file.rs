@@ -88,7 +88,9 @@ pub fn check_scene(
 /// `reel_speed × substep` every substep, within `min_length` and
 /// `max_length`: a saved cable's rest length must be where the substeps
 /// the save ran take it, to the rounding of that many f32 steps (the
-/// particles a winch adds or removes follow from it).
+/// particles a winch adds or removes follow from it). With `reel_accel`
+/// the speed ramps up first (`winch_travel`); with `reel_force` it
+/// depends on the tensions of the run, so only the bounds are checked.
 fn check_winches(
     saved: &ParticlePool,
     scene: &ParticlePool,
@@ -112,14 +114,28 @@ fn check_winches(
         let delta = f64::from(pb.reel_speed * h);
         let lo = f64::from(pb.min_length.unwrap_or(0.0));
         let hi = f64::from(pb.max_length.unwrap_or(f32::MAX));
-        let want = (start + delta * steps).clamp(lo, hi.max(lo));
         // Each substep rounds the first segment (and the split ones) in f32.
         let seg = rest_b.iter().copied().fold(0.0f32, f32::max);
-        let tol = (steps + 1.0)
-            * 4.0
-            * f64::from(f32::EPSILON)
-            * (2.0 * f64::from(seg) + delta.abs() + want)
-            + 1.0e-6;
+        let round = |want: f64| {
+            (steps + 1.0)
+                * 4.0
+                * f64::from(f32::EPSILON)
+                * (2.0 * f64::from(seg) + delta.abs() + want)
+                + 1.0e-6
+        };
+        if pb.reel_force.is_some() {
+            // Held or slipping as the run's tensions said: within bounds.
+            if length < lo - round(lo) || length > hi + round(hi) {
+                return Err(format!(
+                    "is not a save of this scene: cables[{k}].rest: save has a rest length of {length:.6} m, outside its winch's bounds {lo} to {hi} m"
+                ));
+            }
+            continue;
+        }
+        let (travel, ramp) = winch_travel(pb.reel_speed, pb.reel_accel, h, steps);
+        let want = (start + travel).clamp(lo, hi.max(lo));
+        // The ramp's speed is rounded at each of its substeps too.
+        let tol = round(want) + ramp * ramp * f64::from(f32::EPSILON) * delta.abs();
         if (length - want).abs() > tol {
             return Err(format!(
                 "is not a save of this scene: cables[{k}].rest: save has a rest length of {length:.6} m, but its winch ({} m/s) makes it {want:.6} m in the {steps} substeps the save ran",
@@ -128,6 +144,26 @@ fn check_winches(
         }
     }
     Ok(())
+}
+
+/// How far a winch of `speed` m/s with acceleration limit `accel` turns
+/// in `steps` substeps of `h` seconds, ignoring its bounds (each substep
+/// moves by the speed after that substep's ramp), and the substeps its
+/// ramp takes.
+fn winch_travel(speed: f32, accel: Option<f32>, h: f32, steps: f64) -> (f64, f64) {
+    let (v, h) = (f64::from(speed), f64::from(h));
+    let Some(a) = accel else {
+        return (v * h * steps, 0.0);
+    };
+    let dv = f64::from(a) * h;
+    // The substep whose ramp reaches the speed.
+    let ramp = (v.abs() / dv).ceil();
+    let travel = if steps < ramp {
+        dv * h * steps * (steps + 1.0) / 2.0
+    } else {
+        dv * h * (ramp - 1.0) * ramp / 2.0 + (steps - ramp + 1.0) * v.abs() * h
+    };
+    (travel.copysign(v), ramp.min(steps))
 }
 
 /// The substeps a save ran must be those `frames` frames of `frame_dt`
