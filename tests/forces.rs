@@ -291,3 +291,69 @@ fn no_measurement_reports_zero_and_stale_handles_are_refused() {
     pool.colliders_mut().remove(g).expect("live");
     assert!(pool.colliders().contact_force(g).is_err());
 }
+
+/// Far from the origin a substep's h²·g is a few f32 spacings of the
+/// coordinate, or none: the part of the motion positions cannot show (the
+/// carry) counts too, so a resting rope still gives its weight.
+#[test]
+fn a_rope_resting_far_from_the_origin_still_gives_its_weight() {
+    for (lift, friction) in [(1.0e3, 0.5), (1.0e4, 0.5), (1.0e4, 0.0), (1.0e3, 0.0)] {
+        let mut pool = ParticlePool::new();
+        let ground = pool
+            .colliders_mut()
+            .add(Collider::plane(Vec3::Y, lift).expect("valid"));
+        pool.colliders_mut().set_measure_forces(true);
+        let y = lift + 0.03;
+        rope(
+            &mut pool,
+            Vec3::new(1.0, y, 0.0),
+            Vec3::new(3.4, y, 0.0),
+            40,
+            1.0,
+        );
+        let mut st = Stepper::new(params(friction)).expect("valid");
+        run(&mut st, &mut pool, 3.0);
+        // The mean over the last second: frames scatter by the spacing.
+        let mut sum = 0.0;
+        for _ in 0..60 {
+            st.advance(&mut pool, 1.0 / 60.0).expect("steps");
+            sum += pool
+                .colliders()
+                .contact_force(ground)
+                .expect("live")
+                .force
+                .y;
+        }
+        let (got, weight) = (-sum / 60.0, 2.4 * G);
+        assert!(
+            close(got, weight, 0.03),
+            "{lift} m up, friction {friction}: {got} N against {weight} N"
+        );
+    }
+    // Draped over a rod 1 km up.
+    let mut pool = ParticlePool::new();
+    let up = 1.0e3;
+    let rod = pool.colliders_mut().add(
+        Collider::capsule(Vec3::new(0.0, up, -1.0), Vec3::new(0.0, up, 1.0), 0.05).expect("valid"),
+    );
+    pool.colliders_mut().set_measure_forces(true);
+    rope(
+        &mut pool,
+        Vec3::new(-1.0, up + 0.08, 0.0),
+        Vec3::new(1.0, up + 0.08, 0.0),
+        40,
+        0.3,
+    );
+    let mut st = Stepper::new(params(0.5)).expect("valid");
+    run(&mut st, &mut pool, 5.0);
+    let mut sum = 0.0;
+    for _ in 0..60 {
+        st.advance(&mut pool, 1.0 / 60.0).expect("steps");
+        sum += pool.colliders().contact_force(rod).expect("live").force.y;
+    }
+    let (got, weight) = (-sum / 60.0, 2.0 * 0.3 * G);
+    assert!(
+        close(got, weight, 0.03),
+        "1 km up over a rod: {got} N against {weight} N"
+    );
+}

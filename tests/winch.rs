@@ -151,6 +151,32 @@ fn a_winch_at_its_pulling_limit_holds_and_slips_when_overloaded() {
 }
 
 #[test]
+fn an_overloaded_winch_slips_steadily_without_chattering() {
+    let w = weight();
+    // No acceleration limit, a limit of half the load: the drum speeds up
+    // under (W − F) to 0.5 m/s and keeps slipping (it chattered between
+    // reeling in and paying out, and paid out 5 cm in 1 s).
+    let (mut pool, h, mut st) = hanging(-0.5, None, Some(w / 2.0));
+    st.run_substeps(&mut pool, 240);
+    let l = length(&pool, h);
+    assert!(
+        (2.3..2.5).contains(&l),
+        "slipped out to {l} m in 1 s at up to 0.5 m/s"
+    );
+    let v = pool.reel_rate(h).expect("live");
+    assert!(v > 0.45, "still slipping out at {v} m/s");
+    // A ramp whose payout lowers the tension under 1.2 × the limit keeps
+    // slipping (it crept at mm/s between holding and slipping).
+    let (mut pool, h, mut st) = hanging(-0.5, Some(1.5), Some(w / 1.28));
+    st.run_substeps(&mut pool, 480);
+    let l = length(&pool, h);
+    assert!(
+        (2.5..3.0).contains(&l),
+        "slipped out to {l} m in 2 s at up to 0.5 m/s"
+    );
+}
+
+#[test]
 fn a_winch_stops_at_its_bounds() {
     let (mut pool, h, mut st) = hanging(-2.0, Some(4.0), None);
     st.run_substeps(&mut pool, 480); // needs 1.5 m at 2 m/s: stops at 0.5 m

@@ -93,13 +93,14 @@ pub struct CableParams {
     /// jumping to it (also when the speed is set to 0: the winch slows
     /// down). `None` (the default): instant.
     pub reel_accel: Option<f32>,
-    /// The winch's pulling limit, newtons (> 0, at most 1e12): while the
-    /// tension of the segment at the winch exceeds it, reeling in stops
-    /// (the winch holds); while it exceeds it by more than 20 %, the winch
-    /// slips and pays out at `|reel_speed|` (ramped by
-    /// [`CableParams::reel_accel`]), so an overloaded winch gives rope
-    /// instead of tearing it. A winch with `reel_speed` 0 does not turn:
-    /// it holds whatever the load. `None` (the default): unlimited.
+    /// The winch's pulling limit, newtons (> 0, at most 1e12), against the
+    /// tension of the segment at the winch: above it reeling in stops (the
+    /// winch holds); above 1.2 × it the winch slips and pays out toward
+    /// `|reel_speed|`, as the load would move under the limit, until the
+    /// tension falls below 0.9 × it
+    /// ([`crate::ParticlePool::turn_winch`]), so an overloaded winch gives
+    /// rope instead of tearing it. A winch with `reel_speed` 0 does not
+    /// turn: it holds whatever the load. `None` (the default): unlimited.
     pub reel_force: Option<f32>,
     /// Shortest rest length the winch reels in to, metres. `None`: one
     /// segment's length (set when the cable is added).

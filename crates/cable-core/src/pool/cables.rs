@@ -113,6 +113,7 @@ impl ParticlePool {
             mass_per_length: desc.mass_per_length,
             winch_stopped: false,
             reel_rate: 0.0,
+            winch_slipping: false,
             max_rest: 0.0,
             sleep: SleepState::default(),
             revisions: CableRevisions::default(),

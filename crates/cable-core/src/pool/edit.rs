@@ -369,6 +369,7 @@ impl ParticlePool {
         self.set_params(handle, params)?;
         self.cables[i].winch_stopped = true;
         self.cables[i].reel_rate = 0.0;
+        self.cables[i].winch_slipping = false;
         Ok(())
     }
 }

@@ -102,10 +102,18 @@ impl ParticlePool {
     /// ([`ParticlePool::reel_rate`]) goes toward its target, at most
     /// `reel_accel · h` per call when [`crate::CableParams::reel_accel`]
     /// is set: the target is `reel_speed`, except that above `reel_force`
-    /// it does not reel in (it holds) and above 1.2 × `reel_force` it pays
-    /// out at `|reel_speed|` (it slips). Then [`ParticlePool::reel`] by
-    /// speed × `h`; a winch that reaches `min_length` or `max_length`
-    /// stops there (its speed becomes 0). Returns the particle count.
+    /// it does not reel in (it holds) and above 1.2 × `reel_force` it
+    /// slips: from then on its payout speed changes by
+    /// `(tension − reel_force) / mass · h` per call (the drum driven by
+    /// the load against the limit, as heavy as the cable's free
+    /// particles; at most `reel_accel · h`), between 0 and
+    /// `|reel_speed|`, and it slips until that speed is back to 0. The
+    /// speed integrates the tension, so the substep-to-substep swing of a
+    /// rope's tension does not make it chatter between holding and
+    /// slipping. Then
+    /// [`ParticlePool::reel`] by speed × `h`; a winch that reaches
+    /// `min_length` or `max_length` stops there (its speed becomes 0).
+    /// Returns the particle count.
     ///
     /// # Errors
     /// As [`ParticlePool::reel`]; and `h` or `tension` not finite, or `h`
@@ -148,19 +156,34 @@ impl ParticlePool {
         let i = self.record_index(handle)?;
         let (p, rate) = (self.cables[i].params, self.cables[i].reel_rate);
         let mut target = p.reel_speed;
+        let mut slipping = self.cables[i].winch_slipping;
+        let mut slip_speed = None;
         if let Some(most) = p.reel_force {
-            if tension > 1.2 * most {
-                target = p.reel_speed.abs();
+            slipping |= tension > 1.2 * most && p.reel_speed != 0.0;
+            if slipping {
+                let rows = self.cables[i].first..self.cables[i].first + self.cables[i].count;
+                let mass: f64 = self.inv_mass[rows]
+                    .iter()
+                    .filter(|&&w| w > 0.0)
+                    .map(|&w| 1.0 / f64::from(w))
+                    .sum();
+                let dv = (f64::from(tension - most) / mass.max(1.0e-30) * f64::from(h)) as f32;
+                let dv = p.reel_accel.map_or(dv, |a| dv.clamp(-a * h, a * h));
+                let v = (rate.max(0.0) + dv).clamp(0.0, p.reel_speed.abs());
+                slipping = v > 0.0;
+                slip_speed = Some(v);
             } else if tension > most {
                 target = target.max(0.0);
             }
         }
-        let speed = match p.reel_accel {
-            Some(a) => {
+        self.cables[i].winch_slipping = slipping;
+        let speed = match (slip_speed, p.reel_accel) {
+            (Some(v), _) => v,
+            (None, Some(a)) => {
                 let dv = a * h;
                 rate + (target - rate).clamp(-dv, dv)
             }
-            None => target,
+            (None, None) => target,
         };
         self.cables[i].reel_rate = speed;
         if speed == 0.0 {

@@ -90,6 +90,13 @@ pub(crate) struct CableRecord {
     /// Saved only when not 0, so saves of runs without it read as before.
     #[cfg_attr(feature = "serde", serde(default, skip_serializing_if = "is_zero_f32"))]
     pub(crate) reel_rate: f32,
+    /// The winch slips under its `reel_force`
+    /// ([`ParticlePool::turn_winch`]). Saved only when set.
+    #[cfg_attr(
+        feature = "serde",
+        serde(default, skip_serializing_if = "std::ops::Not::not")
+    )]
+    pub(crate) winch_slipping: bool,
     /// Longest segment's rest length, metres, kept by `refresh_rows`: with
     /// `reel_segment` it bounds the curvature compliances a winch can
     /// give the cable (`check_bend_for_substep`). Derived: not saved.

@@ -158,6 +158,38 @@ impl CableAttachments {
     }
 }
 
+/// What the cables push on a collider entity: the force (N) and torque
+/// (N·m about the collider's position) averaged over the last step's
+/// substeps ([`cable_core::ColliderSet::contact_force`]), written by
+/// [`CableWorld::step`](crate::ecs::CableWorld::step) onto collider
+/// entities that have it (add it to those whose push you read, for
+/// two-way coupling with your rigid bodies). While any entity has one,
+/// the pool measures contact forces.
+///
+/// # Example
+/// ```
+/// use cable_core::{CableDesc, Collider};
+/// use cable_systems::ecs::{CableSpec, CableWorld, ColliderForce, ColliderSpec, hecs::World};
+/// use cable_systems::SolverParams;
+/// use glam::Vec3;
+///
+/// let mut world = World::new();
+/// let ground = world.spawn((ColliderSpec(Collider::plane(Vec3::Y, 0.0)?), ColliderForce::default()));
+/// let mut rope = CableDesc::line(Vec3::new(0.0, 0.05, 0.0), Vec3::new(1.0, 0.05, 0.0), 1.0, 10)?;
+/// (rope.attach_start, rope.attach_end) = (false, false);
+/// rope.mass_per_length = Some(2.0); // 2 kg: 19.62 N
+/// world.spawn((CableSpec::new(rope),));
+/// let mut cables = CableWorld::new(SolverParams { damping: 2.0, ..SolverParams::default() })?;
+/// for _ in 0..60 {
+///     cables.step(&mut world, 1.0 / 60.0)?;
+/// }
+/// let push = world.get::<&ColliderForce>(ground).expect("spawned").0;
+/// assert!((push.force.y + 19.62).abs() < 0.2, "{push:?}");
+/// # Ok::<(), cable_core::CableError>(())
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct ColliderForce(pub cable_core::ContactForce);
+
 /// The particle positions of an entity's cable, written by
 /// [`CableWorld::step`](crate::ecs::CableWorld::step) after each frame (add it to the entities whose
 /// positions you read; its buffer is reused, so no allocation once warm).

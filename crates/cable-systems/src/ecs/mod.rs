@@ -115,7 +115,8 @@ mod world;
 
 pub use components::{
     AttachTarget, CableAttachments, CableBody, CableHidden, CableParticles, CableRejected,
-    CableSpec, CableWinch, ColliderBody, ColliderSpec, OwnTransform, Transform, TransformSource,
+    CableSpec, CableWinch, ColliderBody, ColliderForce, ColliderSpec, OwnTransform, Transform,
+    TransformSource,
 };
 pub use report::{BadBody, BadTarget, StepReport};
 #[cfg(feature = "serde")]

@@ -7,7 +7,8 @@ use hecs::{Entity, World};
 use super::{
     components::{
         AttachTarget, CableAttachments, CableBody, CableHidden, CableParticles, CableRejected,
-        CableSpec, CableWinch, ColliderBody, ColliderSpec, OwnTransform, TransformSource,
+        CableSpec, CableWinch, ColliderBody, ColliderForce, ColliderSpec, OwnTransform,
+        TransformSource,
     },
     report::{BadBody, StepReport},
     targets::{Ends, Motion, Tracked},
@@ -153,6 +154,16 @@ impl<S: TransformSource> CableWorld<S> {
         span!("cable.ecs.step");
         self.report.clear();
         self.sync(world);
+        // Contact forces are measured while some collider entity reads them.
+        if !self.pool.colliders().measures_forces()
+            && world
+                .query_mut::<&ColliderForce>()
+                .into_iter()
+                .next()
+                .is_some()
+        {
+            self.pool.colliders_mut().set_measure_forces(true);
+        }
         let before = self.stepper.substeps_run();
         let motions = &self.motions;
         let advanced = if motions.is_empty() {
@@ -651,6 +662,11 @@ impl<S: TransformSource> CableWorld<S> {
         for (body, out) in world.query_mut::<(&CableBody, &mut CableParticles)>() {
             // A tracked body's handle is live; a stale one leaves `out` as it was.
             let _ = self.pool.copy_positions(body.handle, &mut out.positions);
+        }
+        let colliders = self.pool.colliders();
+        for (body, out) in world.query_mut::<(&ColliderBody, &mut ColliderForce)>() {
+            // A tracked body's handle is live; a stale one reads zero.
+            out.0 = colliders.contact_force(body.handle).unwrap_or_default();
         }
     }
 }

@@ -65,15 +65,18 @@ impl<L: Lane> Contacts<L> {
                 p - slip
             };
             st.set_pos(i, V3::select(m, moved, p));
-            if self.touches {
-                // Forces (when measured) go to the collider that last
-                // pushed the particle.
-                self.load_by(self.touch[i], m, st.w(i), moved, moved - p);
-            }
             // Friction decided this particle's motion: no rounding of the
             // free motion to carry into the next substep (far from the
             // origin it would make a stuck cable creep).
-            st.set_carry(i, V3::select(m, V3::zero(), st.carry(i)));
+            let carry = st.carry(i);
+            st.set_carry(i, V3::select(m, V3::zero(), carry));
+            if self.touches {
+                // Forces (when measured) go to the collider that last
+                // pushed the particle: friction's move, and the motion the
+                // dropped carry held (far from the origin a substep's
+                // h²·g can be all carry, the position never moving).
+                self.load_by(self.touch[i], m, st.w(i), moved, moved - p - carry);
+            }
         }
     }
 }

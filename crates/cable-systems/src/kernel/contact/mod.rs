@@ -769,9 +769,10 @@ impl<L: Lane> Contacts<L> {
                     let gap = support_gap(&col.shape, x, came);
                     let mw = lost & zero.lt(w) & gap.lt(r);
                     let dp = came.scale(r - gap);
-                    set(st, row, V3::select(mw, x + dp, x));
+                    let moved = V3::select(mw, x + dp, x);
+                    set(st, row, moved);
                     self.pushed_on(lanes, row, mw, dp, kf);
-                    self.load_on(ci, lanes, mw, w, x + dp, dp);
+                    self.load_on(ci, lanes, mw, w, moved, moved - x);
                 }
             }
             if !fixed {

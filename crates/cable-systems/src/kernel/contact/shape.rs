@@ -241,8 +241,10 @@ pub(super) fn shape_pass<G: Lane, V: ShapeRows<G>>(
         let hit = m & phi.lt(r);
         if hit.any() {
             let dp = nrm.scale(r - phi);
-            v.set_pos(i, V3::select(hit, p + dp, p));
-            v.add_load(hit, v.w(i), p + dp, dp);
+            let moved = V3::select(hit, p + dp, p);
+            v.set_pos(i, moved);
+            // The motion as rounded (far from the origin, not `dp`).
+            v.add_load(hit, v.w(i), moved, moved - p);
             if friction {
                 v.add_push(i, hit, dp);
                 v.set_touch(i, hit, kf);
@@ -271,10 +273,11 @@ pub(super) fn shape_pass<G: Lane, V: ShapeRows<G>>(
         let denom = (sa * sa * wa + sb * sb * wb).max(s::<G>(0.25) * wa.max(wb));
         let scale = (r - phi) / denom;
         let (da, db) = (nrm.scale(sa * wa * scale), nrm.scale(sb * wb * scale));
-        v.set_pos(i, V3::select(hit, a + da, a));
-        v.set_pos(i + 1, V3::select(hit, bq + db, bq));
-        v.add_load(hit, wa, a + da, da);
-        v.add_load(hit, wb, bq + db, db);
+        let (na, nb) = (V3::select(hit, a + da, a), V3::select(hit, bq + db, bq));
+        v.set_pos(i, na);
+        v.set_pos(i + 1, nb);
+        v.add_load(hit, wa, na, na - a);
+        v.add_load(hit, wb, nb, nb - bq);
         if friction {
             v.add_push(i, hit, da);
             v.add_push(i + 1, hit, db);
