@@ -27,8 +27,10 @@ mod save;
 // Kinematic motion: velocities, advancing poses, swept bounds.
 mod motion;
 
-// Contact forces: what the cables push on each collider.
+// Contact forces: what the cables push on each collider (the sums, and
+// the `ColliderSet` methods that measure and report them).
 mod forces;
+mod measure;
 pub use forces::ContactForce;
 
 /// A collider's shape in its own frame (metres).

@@ -15,52 +15,9 @@ use cable_core::ColliderSet;
 use glam::Vec3;
 
 use super::Contacts;
-use super::geom::{s, tag};
-use super::shape::Lanes;
+use super::geom::tag;
+use super::shape::{All, Lanes, Load};
 use crate::kernel::lane::{Lane, Mask, V3};
-
-/// One candidate collider's load over a substep, per lane: the sum of
-/// `m · Δx` (kg·m) and of `(x − c) × m · Δx` about its position `c`.
-#[derive(Debug, Clone, Copy)]
-pub(super) struct Load<L: Lane> {
-    lin: V3<L>,
-    ang: V3<L>,
-}
-
-impl<L: Lane> Load<L> {
-    /// Nothing yet.
-    pub(super) fn zero() -> Self {
-        Self {
-            lin: V3::zero(),
-            ang: V3::zero(),
-        }
-    }
-
-    /// Adds the move `dp` of a particle of inverse mass `w` now at `at`,
-    /// in lanes `m` of `lanes` where it has mass, about the collider's
-    /// position `c`.
-    #[inline(always)]
-    pub(super) fn add<P: Lanes<L>>(
-        &mut self,
-        lanes: P,
-        c: Vec3,
-        m: <P::G as Lane>::M,
-        w: P::G,
-        at: V3<P::G>,
-        dp: V3<P::G>,
-    ) {
-        let m = m & s::<P::G>(0.0).lt(w);
-        if m.none() {
-            return;
-        }
-        // Lanes without mass divide by zero: `select` drops them.
-        let mdp = dp.scale(s::<P::G>(1.0) / w);
-        let arm = at - V3::splat(c);
-        let (f, t) = (lanes.v3(self.lin), lanes.v3(self.ang));
-        lanes.set3(&mut self.lin, V3::select(m, f + mdp, f));
-        lanes.set3(&mut self.ang, V3::select(m, t + arm.cross(mdp), t));
-    }
-}
 
 impl<L: Lane> Contacts<L> {
     /// Adds to candidate `ci`'s load (when forces are measured): lanes
@@ -93,7 +50,7 @@ impl<L: Lane> Contacts<L> {
             let mk = m & by.eq(tag(self.cands[ci]));
             if mk.any() {
                 let c = self.centres[ci];
-                self.loads[ci].add(super::shape::All, c, mk, w, at, dp);
+                self.loads[ci].add(All, c, mk, w, at, dp);
             }
         }
     }

@@ -73,8 +73,7 @@ use geom::{
     NONE, axis_bounds, axis_normal, carried, few_groups, lost, plane_near, row_in, s, same, seg_in,
     seg_span, tag, union_of,
 };
-use load::Load;
-use shape::{All, Lanes, OneGroup, View, shape_pass, sides_on};
+use shape::{All, Lanes, Load, OneGroup, View, shape_pass, sides_on};
 
 /// The candidate planes of a substep, lent out by
 /// [`Contacts::lend_planes`].

@@ -1,10 +1,10 @@
 //! The contact pass of a shape other than a plane ([`shape_pass`]),
 //! written once over the lanes it runs on (the whole block, [`All`], or
 //! one lane group, [`OneGroup`]), and the side memory of such a shape
-//! ([`sides_on`]).
+//! ([`sides_on`]), and a collider's contact load ([`Load`], for the
+//! contact forces of `load.rs`).
 
 use super::geom::{carried, contains, grown, keep_side, overlap, row_in, s, seg_in, seg_span};
-use super::load::Load;
 use crate::kernel::lane::{Bounds, Lane, Mask, V3};
 use crate::kernel::narrow::{point_contact_l, segment_contact_l};
 use crate::kernel::store::Store;
@@ -284,5 +284,48 @@ pub(super) fn shape_pass<G: Lane, V: ShapeRows<G>>(
             v.set_touch(i, hit & zero.lt(wa), kf);
             v.set_touch(i + 1, hit & zero.lt(wb), kf);
         }
+    }
+}
+
+/// One candidate collider's load over a substep, per lane: the sum of
+/// `m · Δx` (kg·m) and of `(x − c) × m · Δx` about its position `c`.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Load<L: Lane> {
+    pub(super) lin: V3<L>,
+    pub(super) ang: V3<L>,
+}
+
+impl<L: Lane> Load<L> {
+    /// Nothing yet.
+    pub(super) fn zero() -> Self {
+        Self {
+            lin: V3::zero(),
+            ang: V3::zero(),
+        }
+    }
+
+    /// Adds the move `dp` of a particle of inverse mass `w` now at `at`,
+    /// in lanes `m` of `lanes` where it has mass, about the collider's
+    /// position `c`.
+    #[inline(always)]
+    pub(super) fn add<P: Lanes<L>>(
+        &mut self,
+        lanes: P,
+        c: Vec3,
+        m: <P::G as Lane>::M,
+        w: P::G,
+        at: V3<P::G>,
+        dp: V3<P::G>,
+    ) {
+        let m = m & s::<P::G>(0.0).lt(w);
+        if m.none() {
+            return;
+        }
+        // Lanes without mass divide by zero: `select` drops them.
+        let mdp = dp.scale(s::<P::G>(1.0) / w);
+        let arm = at - V3::splat(c);
+        let (f, t) = (lanes.v3(self.lin), lanes.v3(self.ang));
+        lanes.set3(&mut self.lin, V3::select(m, f + mdp, f));
+        lanes.set3(&mut self.ang, V3::select(m, t + arm.cross(mdp), t));
     }
 }
