@@ -302,33 +302,9 @@ impl ParticlePool {
         let at = first + 1;
         let linked = self.row_const[first].linked;
         let rho = self.cables[i].mass_per_length;
-        let st = self.state.get_mut();
         // Room for the new rows: one move of the rows after the start.
-        let gap = at..at;
-        st.pos
-            .splice(gap.clone(), std::iter::repeat_n(Vec3::ZERO, k));
-        st.prev
-            .splice(gap.clone(), std::iter::repeat_n(Vec3::ZERO, k));
-        st.carry
-            .splice(gap.clone(), std::iter::repeat_n(Vec3::ZERO, k));
-        st.lambda.splice(gap.clone(), std::iter::repeat_n(0.0, k));
-        st.lambda_bend
-            .splice(gap.clone(), std::iter::repeat_n(0.0, k));
-        st.lambda_row
-            .splice(gap.clone(), std::iter::repeat_n([0.0; 3], k));
-        self.inv_mass
-            .splice(gap.clone(), std::iter::repeat_n(0.0, k));
-        self.rest.splice(gap.clone(), std::iter::repeat_n(seg, k));
-        let row = RowConst {
-            anchor: [NO_ANCHOR; 2],
-            reach: [0.0; 2],
-            kappa0: 0.0,
-            bend_compliance: 0.0,
-            linked,
-        };
-        self.row_const.splice(gap, std::iter::repeat_n(row, k));
-        #[cfg(test)]
-        SHIFTS.with(|s| s.set(s.get() + 1));
+        self.open_rows(at, k, seg, linked);
+        let st = self.state.get_mut();
         // The j-th insertion (from 0) split the first segment of length
         // `r0` at `seg` before the particle then after the start (the one
         // inserted before it, or the old particle 1), and went to row
@@ -350,15 +326,10 @@ impl ParticlePool {
         self.shift_records(i, k as isize);
     }
 
-    /// The mirror image of [`ParticlePool::insert_after_start`] at the end
-    /// of record `i`: `k` particles on its last segment, each `seg` metres
-    /// of rest length after the particle before the end (the last one
-    /// inserted is the nearest the end), moving the later rows once.
-    fn insert_before_end(&mut self, i: usize, seg: f32, k: usize) {
-        let (first, count) = (self.cables[i].first, self.cables[i].count);
-        let at = first + count - 1; // the end particle's row
-        let linked = self.row_const[at - 1].linked;
-        let rho = self.cables[i].mass_per_length;
+    /// Inserts `k` rows at row `at` of every column, moving the rows after
+    /// it once: zero state, rest length `seg`, no anchors, `linked` (the
+    /// winch insertions fill in positions and masses).
+    fn open_rows(&mut self, at: usize, k: usize, seg: f32, linked: bool) {
         let st = self.state.get_mut();
         let gap = at..at;
         st.pos
@@ -385,6 +356,35 @@ impl ParticlePool {
         self.row_const.splice(gap, std::iter::repeat_n(row, k));
         #[cfg(test)]
         SHIFTS.with(|s| s.set(s.get() + 1));
+    }
+
+    /// Removes rows `gone` from every column, moving the rows after them once.
+    fn close_rows(&mut self, gone: std::ops::Range<usize>) {
+        let st = self.state.get_mut();
+        st.pos.drain(gone.clone());
+        st.prev.drain(gone.clone());
+        st.carry.drain(gone.clone());
+        st.lambda.drain(gone.clone());
+        st.lambda_bend.drain(gone.clone());
+        st.lambda_row.drain(gone.clone());
+        self.inv_mass.drain(gone.clone());
+        self.rest.drain(gone.clone());
+        self.row_const.drain(gone);
+        #[cfg(test)]
+        SHIFTS.with(|s| s.set(s.get() + 1));
+    }
+
+    /// The mirror image of [`ParticlePool::insert_after_start`] at the end
+    /// of record `i`: `k` particles on its last segment, each `seg` metres
+    /// of rest length after the particle before the end (the last one
+    /// inserted is the nearest the end), moving the later rows once.
+    fn insert_before_end(&mut self, i: usize, seg: f32, k: usize) {
+        let (first, count) = (self.cables[i].first, self.cables[i].count);
+        let at = first + count - 1; // the end particle's row
+        let linked = self.row_const[at - 1].linked;
+        let rho = self.cables[i].mass_per_length;
+        self.open_rows(at, k, seg, linked);
+        let st = self.state.get_mut();
         // The j-th insertion (from 0) split the last segment of length
         // `r0` at `seg` after the particle then before the end (the one
         // inserted before it, or the old particle before the end), and
@@ -433,18 +433,7 @@ impl ParticlePool {
         self.rest[last - 1 - k] = r;
         self.row_const[last - 1 - k].linked = linked;
         let gone = last - k..last;
-        let st = self.state.get_mut();
-        st.pos.drain(gone.clone());
-        st.prev.drain(gone.clone());
-        st.carry.drain(gone.clone());
-        st.lambda.drain(gone.clone());
-        st.lambda_bend.drain(gone.clone());
-        st.lambda_row.drain(gone.clone());
-        self.inv_mass.drain(gone.clone());
-        self.rest.drain(gone.clone());
-        self.row_const.drain(gone);
-        #[cfg(test)]
-        SHIFTS.with(|s| s.set(s.get() + 1));
+        self.close_rows(gone);
         self.shift_records(i, -(k as isize));
     }
 
@@ -469,18 +458,7 @@ impl ParticlePool {
         self.rest[first] = r;
         self.row_const[first].linked = linked;
         let gone = first + 1..first + 1 + k;
-        let st = self.state.get_mut();
-        st.pos.drain(gone.clone());
-        st.prev.drain(gone.clone());
-        st.carry.drain(gone.clone());
-        st.lambda.drain(gone.clone());
-        st.lambda_bend.drain(gone.clone());
-        st.lambda_row.drain(gone.clone());
-        self.inv_mass.drain(gone.clone());
-        self.rest.drain(gone.clone());
-        self.row_const.drain(gone);
-        #[cfg(test)]
-        SHIFTS.with(|s| s.set(s.get() + 1));
+        self.close_rows(gone);
         self.shift_records(i, -(k as isize));
     }
 }
