@@ -39,7 +39,7 @@ impl<L: Lane> Contacts<L> {
             let p = st.pos(i);
             let nrm = push.div(load);
             let mut carried = V3::<L>::zero();
-            if self.touches {
+            if self.forces {
                 let touch = self.touch[i];
                 for &k in &self.cands {
                     let col = &world[k as usize];
@@ -70,7 +70,7 @@ impl<L: Lane> Contacts<L> {
             // origin it would make a stuck cable creep).
             let carry = st.carry(i);
             st.set_carry(i, V3::select(m, V3::zero(), carry));
-            if self.touches {
+            if self.forces && self.touches {
                 // Forces (when measured) go to the collider that last
                 // pushed the particle: friction's move, and the motion the
                 // dropped carry held (far from the origin a substep's

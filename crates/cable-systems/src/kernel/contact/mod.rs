@@ -502,7 +502,9 @@ impl<L: Lane> Contacts<L> {
                 let slid = at + (d - best_n.scale(into)).scale(rest);
                 st.set_pos(i, V3::select(hit, slid, to));
                 self.pushed(i, hit, best_n.scale(into.neg() * rest), best_k);
-                self.load_by(best_k, hit, st.w(i), slid, slid - to);
+                if self.forces {
+                    self.load_by(best_k, hit, st.w(i), slid, slid - to);
+                }
             }
         }
     }

@@ -26,7 +26,9 @@ impl<L: Lane> Contacts<L> {
             let q = p;
             if self.dot_plane_row(i, &mut p, st.free(i), pl, r) {
                 st.set_pos(i, p);
-                self.load_on(ci, All, pl.cm & st.free(i), st.w(i), p, p - q);
+                if self.forces {
+                    self.load_on(ci, All, pl.cm & st.free(i), st.w(i), p, p - q);
+                }
             }
         }
     }
@@ -95,7 +97,9 @@ impl<L: Lane> Contacts<L> {
             if self.axis_plane_row::<AXIS>(i, &mut p, st.free(i), pl, r) {
                 st.set_pos(i, p);
                 // Lanes it did not push moved by zero: they add nothing.
-                self.load_on(ci, All, pl.cm & st.free(i), st.w(i), p, p - q);
+                if self.forces {
+                    self.load_on(ci, All, pl.cm & st.free(i), st.w(i), p, p - q);
+                }
             }
         }
     }

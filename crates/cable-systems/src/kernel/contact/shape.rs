@@ -77,6 +77,9 @@ pub(super) trait ShapeRows<G: Lane> {
     /// Contact forces' bookkeeping (when measured): lanes `m` of a particle
     /// of inverse mass `w` were moved by `dp` to `at`.
     fn add_load(&mut self, m: G::M, w: G, at: V3<G>, dp: V3<G>);
+    /// [`ShapeRows::add_load`] for row `i`, whose inverse mass is read
+    /// only when forces are measured.
+    fn add_row_load(&mut self, i: usize, m: G::M, at: V3<G>, dp: V3<G>);
 }
 
 /// Which lanes of a block a shape's pass runs on ([`View`]): all of them
@@ -208,6 +211,13 @@ impl<L: Lane, S: Store<L>, P: Lanes<L>> ShapeRows<P::G> for View<'_, L, S, P> {
             load.add(self.lanes, *c, m, w, at, dp);
         }
     }
+    #[inline(always)]
+    fn add_row_load(&mut self, i: usize, m: <P::G as Lane>::M, at: V3<P::G>, dp: V3<P::G>) {
+        if self.load.is_some() {
+            let w = self.w(i);
+            self.add_load(m, w, at, dp);
+        }
+    }
 }
 
 /// One contact pass of a shape other than a plane: every free particle
@@ -244,7 +254,7 @@ pub(super) fn shape_pass<G: Lane, V: ShapeRows<G>>(
             let moved = V3::select(hit, p + dp, p);
             v.set_pos(i, moved);
             // The motion as rounded (far from the origin, not `dp`).
-            v.add_load(hit, v.w(i), moved, moved - p);
+            v.add_row_load(i, hit, moved, moved - p);
             if friction {
                 v.add_push(i, hit, dp);
                 v.set_touch(i, hit, kf);
