@@ -249,3 +249,42 @@ fn a_winch_at_the_end_reels_the_end_and_keeps_the_start() {
         "{rest:?}"
     );
 }
+
+#[test]
+fn a_force_limited_winch_at_the_end_reads_its_own_segment() {
+    // The same rope as `hanging`, hung from its end: the winch there
+    // slips under twice its limit and holds under 1.05 ×, as at the start
+    // (it read the free start's segment, nearly slack, and reeled in).
+    let w = weight();
+    for (force, lo, hi) in [(w / 2.0, 2.3, 2.5), (w / 1.05, 1.99, 2.01)] {
+        let mut pool = ParticlePool::new();
+        let mut d =
+            CableDesc::line(Vec3::new(0.0, -2.0, 0.0), Vec3::ZERO, 2.0, 40).expect("valid");
+        d.attach_start = false;
+        d.mass_per_length = Some(5.0);
+        d.params.min_length = Some(0.5);
+        d.params.max_length = Some(4.0);
+        d.params.reel_end = cable::core::End::End;
+        let h = pool.add_cable(&d).expect("fits");
+        let mut st = Stepper::new(SolverParams {
+            substep: H,
+            damping: 2.0,
+            iterations: 16,
+            max_substeps: 64,
+            ..SolverParams::default()
+        })
+        .expect("valid");
+        st.set_track_tension(true);
+        st.run_substeps(&mut pool, 480);
+        let mut p = *pool.params(h).expect("live");
+        p.reel_speed = -0.5;
+        p.reel_force = Some(force);
+        pool.set_params(h, p).expect("valid");
+        st.run_substeps(&mut pool, 240);
+        let l = length(&pool, h);
+        assert!(
+            (lo..hi).contains(&l),
+            "limit {force} N of a {w} N load: {l} m after 1 s, expected {lo}..{hi}"
+        );
+    }
+}

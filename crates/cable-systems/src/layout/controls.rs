@@ -4,7 +4,7 @@
 //! prepared before the first substeps. [`LayoutState::advance`] runs them
 //! and calls the layout dispatch (`LayoutState::run`) for the substeps.
 
-use cable_core::{CableError, CableHandle, ParticlePool};
+use cable_core::{CableError, CableHandle, End, ParticlePool};
 
 use super::{Layout, LayoutState};
 use crate::kernel::Stages;
@@ -29,10 +29,19 @@ fn reel_all(
             continue;
         }
         // A pulling limit reads the winch segment's tension (its
-        // multipliers are tracked: `Block::set_lane`).
+        // multipliers are tracked: `Block::set_lane`): the first segment
+        // for a winch at the start, the last for one at the end.
         let t = match c.params.reel_force {
-            Some(_) => crate::tension::segment_tensions(pool, c.handle, h, tensions)
-                .map_or(0.0, |()| tensions.first().copied().unwrap_or(0.0)),
+            Some(_) => crate::tension::segment_tensions(pool, c.handle, h, tensions).map_or(
+                0.0,
+                |()| {
+                    let seg = match c.params.reel_end {
+                        End::Start => tensions.first(),
+                        End::End => tensions.last(),
+                    };
+                    seg.copied().unwrap_or(0.0)
+                },
+            ),
             None => 0.0,
         };
         winches.push((c.handle, t));
