@@ -18,7 +18,7 @@
 //! longer cable than it had met, which could be a counted frame ("layout
 //! lanes8, Direct, tension true: 2 allocations", 17 in 1,000 runs).
 
-use cable::core::{CableDesc, ParticlePool};
+use cable::core::{CableDesc, Collider, ParticlePool};
 use cable::systems::{Layout, Solver, SolverParams, Stepper};
 use glam::Vec3;
 
@@ -31,12 +31,23 @@ static ALLOC: dhat::Alloc = dhat::Alloc;
 /// breaking itself edits the pool). Winches are left out: paying out grows
 /// the pool's columns, which allocates now and then, amortised.
 fn scene() -> ParticlePool {
+    cables(false)
+}
+
+/// [`scene`]'s cables, stacked 0.3 m apart (`on_ground` false), or lying
+/// side by side on the ground, straight between their pinned ends.
+fn cables(on_ground: bool) -> ParticlePool {
     let mut pool = ParticlePool::new();
     for k in 0..43 {
         let y = k as f32 * 0.3;
         let segs = if k % 10 == 9 { 70 } else { 16 };
-        let mut desc = CableDesc::line(Vec3::new(0.0, y, 0.0), Vec3::new(5.0, y, 0.0), 6.0, segs)
-            .expect("valid line");
+        let (a, b, len) = if on_ground {
+            let z = k as f32 * 0.2;
+            (Vec3::new(0.0, 0.05, z), Vec3::new(5.0, 0.05, z), 5.0)
+        } else {
+            (Vec3::new(0.0, y, 0.0), Vec3::new(5.0, y, 0.0), 6.0)
+        };
+        let mut desc = CableDesc::line(a, b, len, segs).expect("valid line");
         desc.params.stiffness = k % 3 == 0;
         desc.params.compliance = if k % 4 == 0 { 1.0e-3 } else { 0.0 };
         desc.params.bend_stiffness = if k % 5 == 1 { 0.5 } else { 0.0 };
@@ -45,8 +56,23 @@ fn scene() -> ParticlePool {
             desc.pins = vec![4];
             desc.mass_per_length = Some(0.3);
         }
+        if on_ground {
+            desc.params.friction = Some(0.5);
+        }
         pool.add_cable(&desc).expect("within budget");
     }
+    pool
+}
+
+/// [`scene`]'s cables lying on the ground from the first substep to the
+/// last (a steady set of contacts), with friction, contact forces measured
+/// and contacts tracked.
+fn on_colliders() -> ParticlePool {
+    let mut pool = cables(true);
+    let c = pool.colliders_mut();
+    c.add(Collider::plane(Vec3::Y, 0.0).expect("valid"));
+    c.set_measure_forces(true);
+    c.set_track_contacts(true);
     pool
 }
 
@@ -75,7 +101,9 @@ fn a_warmed_up_step_allocates_nothing_in_any_layout() {
         .flat_map(|l| [(l, Solver::GaussSeidel, false), (l, Solver::Direct, true)])
     {
         workers.install(|| {
-            let mut pool = scene();
+            // With tension tracked, the cables also lie on colliders that
+            // measure forces and track contacts from the first frame.
+            let mut pool = if track { on_colliders() } else { scene() };
             let first = pool.handles().next().expect("a cable");
             let params = SolverParams {
                 solver,
@@ -104,6 +132,10 @@ fn a_warmed_up_step_allocates_nothing_in_any_layout() {
             );
             assert!(pool.all_finite());
             assert_eq!(stepper.substeps_run(), 26);
+            if track {
+                // The contacts ran: every cable touches the wall.
+                assert!(stepper.touching().len() >= 40, "{:?}", stepper.touching());
+            }
         });
     }
 }

@@ -258,8 +258,7 @@ fn a_force_limited_winch_at_the_end_reads_its_own_segment() {
     let w = weight();
     for (force, lo, hi) in [(w / 2.0, 2.3, 2.5), (w / 1.05, 1.99, 2.01)] {
         let mut pool = ParticlePool::new();
-        let mut d =
-            CableDesc::line(Vec3::new(0.0, -2.0, 0.0), Vec3::ZERO, 2.0, 40).expect("valid");
+        let mut d = CableDesc::line(Vec3::new(0.0, -2.0, 0.0), Vec3::ZERO, 2.0, 40).expect("valid");
         d.attach_start = false;
         d.mass_per_length = Some(5.0);
         d.params.min_length = Some(0.5);

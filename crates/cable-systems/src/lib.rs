@@ -50,6 +50,7 @@
 
 #[cfg(feature = "hecs")]
 pub mod ecs;
+pub mod events;
 pub mod frame;
 // The solver kernel: public only with the `internals` feature (for the
 // benchmarks that time one stage), else internal.

@@ -3,7 +3,9 @@
 //! The order of a substep is written once, on `kernel::substep`;
 //! every layout runs it.
 
-use cable_core::{CableError, CableHandle, CableMut, ParticlePool};
+use cable_core::{CableError, CableHandle, CableMut, ColliderHandle, ParticlePool};
+
+use crate::events::{ContactEvent, ContactTracker};
 
 use crate::kernel::{Stages, advance_cable};
 use crate::layout::{Layout, LayoutState};
@@ -76,6 +78,8 @@ pub struct Stepper {
     /// The pool state and substep last found valid by
     /// [`Stepper::validate_pool`]: (params revision, substep bits).
     validated: Option<(u64, u32)>,
+    /// Contact pairs and events ([`Stepper::contact_events`]).
+    contacts: ContactTracker,
 }
 
 impl Stepper {
@@ -110,6 +114,7 @@ impl Stepper {
             layout,
             state: LayoutState::default(),
             validated: None,
+            contacts: ContactTracker::default(),
         })
     }
 
@@ -157,6 +162,7 @@ impl Stepper {
         self.state
             .advance(self.layout, pool, &self.params, n, stages);
         pool.colliders_mut().count_force_substeps(n);
+        self.contacts.finish(pool, n);
         self.substeps_run += u64::from(n);
     }
 
@@ -191,6 +197,53 @@ impl Stepper {
     #[must_use]
     pub fn stalled_winches(&self) -> &[CableError] {
         &self.state.stalled
+    }
+
+    /// The (cable, collider) pairs that touched during the last step that
+    /// ran substeps, sorted, while the colliders track contacts
+    /// ([`cable_core::ColliderSet::set_track_contacts`]); empty otherwise.
+    /// A cable that did not run (asleep, inactive) keeps the pairs it had
+    /// (see [`crate::events`]).
+    #[must_use]
+    pub fn touching(&self) -> &[(CableHandle, ColliderHandle)] {
+        &self.contacts.touching
+    }
+
+    /// The contacts that began or ended in the last [`Stepper::advance`],
+    /// [`Stepper::advance_with`] or [`Stepper::run_substeps`] call, sorted
+    /// by cable and collider, while the colliders track contacts
+    /// ([`cable_core::ColliderSet::set_track_contacts`]): a pair that
+    /// touches and did not in the step before began, one that no longer
+    /// does ended. A call that ran no substep reports none. A stepper that
+    /// was just created or restored knows no pairs yet: its first step
+    /// reports every contact as begun.
+    ///
+    /// # Example
+    /// ```
+    /// use cable_core::{CableDesc, Collider, ParticlePool};
+    /// use cable_systems::events::ContactKind;
+    /// use cable_systems::{SolverParams, Stepper};
+    /// use glam::Vec3;
+    ///
+    /// let mut pool = ParticlePool::new();
+    /// let ground = pool.colliders_mut().add(Collider::plane(Vec3::Y, 0.0)?);
+    /// pool.colliders_mut().set_track_contacts(true);
+    /// let mut d = CableDesc::line(Vec3::new(0.0, 0.05, 0.0), Vec3::new(1.0, 0.05, 0.0), 1.0, 8)?;
+    /// (d.attach_start, d.attach_end) = (false, false);
+    /// let rope = pool.add_cable(&d)?;
+    /// let mut stepper = Stepper::new(SolverParams::default())?;
+    /// let mut began = 0;
+    /// for _ in 0..30 {
+    ///     stepper.advance(&mut pool, 1.0 / 60.0)?;
+    ///     began += stepper.contact_events().iter().filter(|e| e.kind == ContactKind::Began).count();
+    /// }
+    /// assert_eq!(began, 1); // it fell onto the ground once, and stays
+    /// assert_eq!(stepper.touching(), &[(rope, ground)]);
+    /// # Ok::<(), cable_core::CableError>(())
+    /// ```
+    #[must_use]
+    pub fn contact_events(&self) -> &[ContactEvent] {
+        &self.contacts.events
     }
 
     /// Whether tension is tracked ([`Stepper::set_track_tension`]).
@@ -297,6 +350,7 @@ impl Stepper {
         self.state
             .advance(self.layout, pool, &self.params, n, Stages::ALL);
         pool.colliders_mut().count_force_substeps(n);
+        self.contacts.finish(pool, n);
         self.substeps_run += u64::from(n);
         self.frame_result(n)
     }
@@ -362,6 +416,7 @@ impl Stepper {
                 .advance(self.layout, pool, &self.params, 1, Stages::ALL);
             pool.colliders_mut().count_force_substeps(1);
         }
+        self.contacts.finish(pool, n);
         self.substeps_run += u64::from(n);
         self.frame_result(n)
     }
@@ -452,7 +507,7 @@ fn take_substeps(params: &SolverParams, acc: f64, dt: f32) -> (u32, f64) {
 mod saved {
     use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
-    use super::{Layout, LayoutState, SolverParams, Stepper};
+    use super::{ContactTracker, Layout, LayoutState, SolverParams, Stepper};
     use cable_core::CableError;
 
     #[derive(Serialize, Deserialize)]
@@ -528,6 +583,7 @@ mod saved {
             layout: r.layout,
             state: LayoutState::default(),
             validated: None,
+            contacts: ContactTracker::default(),
         };
         stepper.set_track_tension(r.track_tension);
         Ok(stepper)
@@ -537,9 +593,10 @@ mod saved {
 /// Before a step of `n` substeps: measured contact forces start again
 /// ([`cable_core::ColliderSet::clear_contact_forces`]) when it runs any, so
 /// [`cable_core::ColliderSet::contact_force`] reports the last step that
-/// ran substeps.
+/// ran substeps; so do tracked contacts.
 fn start_forces(pool: &mut ParticlePool, n: u32) {
     if n > 0 {
         pool.colliders_mut().clear_contact_forces();
     }
+    ContactTracker::start(pool, n);
 }

@@ -9,6 +9,7 @@ use glam::Vec3;
 use super::forces::{ContactForce, UNITS, fixed};
 use super::{ColliderHandle, ColliderSet, WorldCollider};
 use crate::error::CableError;
+use crate::handle::CableHandle;
 
 impl ColliderSet {
     /// Turns contact force measurement on or off (off by default). While
@@ -130,5 +131,66 @@ impl ColliderSet {
                 s[j].fetch_add(q, Ordering::Relaxed);
             }
         }
+    }
+
+    /// Turns contact tracking on or off (off by default). While it is on,
+    /// each step records which cable touched which collider: a pair
+    /// touches during a step when a contact pushed one of the cable's
+    /// particles or segments out of the collider (or kept it from passing
+    /// through) in at least one substep. `cable_systems::Stepper` turns
+    /// the record into begin and end events (`Stepper::contact_events`).
+    /// Costs some time in the contact passes of cables near colliders, and
+    /// nothing elsewhere; changes no cable's motion.
+    ///
+    /// # Example
+    /// ```
+    /// use cable_core::ParticlePool;
+    ///
+    /// let mut pool = ParticlePool::new();
+    /// pool.colliders_mut().set_track_contacts(true);
+    /// assert!(pool.colliders().tracks_contacts());
+    /// ```
+    pub fn set_track_contacts(&mut self, on: bool) {
+        self.touches.on = on;
+        if !on {
+            self.touches.pairs_mut().clear();
+        }
+    }
+
+    /// Whether contacts are tracked ([`ColliderSet::set_track_contacts`]).
+    #[inline]
+    #[must_use]
+    pub fn tracks_contacts(&self) -> bool {
+        self.touches.on
+    }
+
+    /// Records that cable `.0` touched collider `.1` during this step,
+    /// for each pair of `pairs` (the solver calls this once per block and
+    /// step, from any thread). Ignored when contacts are not tracked.
+    pub fn add_contacts(&self, pairs: impl IntoIterator<Item = (CableHandle, ColliderHandle)>) {
+        if !self.touches.on {
+            return;
+        }
+        let mut log = self
+            .touches
+            .pairs
+            .lock()
+            // A list of pairs is valid whatever panicked while it was held.
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        log.extend(pairs);
+    }
+
+    /// Moves the pairs recorded since the last call into `out` (cleared
+    /// first), unsorted and possibly repeated; the log is left empty with
+    /// its capacity. The stepper calls this after each step.
+    pub fn take_contacts(&mut self, out: &mut Vec<(CableHandle, ColliderHandle)>) {
+        out.clear();
+        out.append(self.touches.pairs_mut());
+    }
+
+    /// Forgets the pairs recorded so far (the stepper calls this before a
+    /// step that runs substeps).
+    pub fn clear_contacts(&mut self) {
+        self.touches.pairs_mut().clear();
     }
 }

@@ -31,6 +31,7 @@ mod motion;
 // the `ColliderSet` methods that measure and report them).
 mod forces;
 mod measure;
+mod touches;
 pub use forces::ContactForce;
 
 /// A collider's shape in its own frame (metres).
@@ -563,6 +564,8 @@ pub struct ColliderSet {
     changes: Vec<Aabb>,
     /// Contact force sums ([`ColliderSet::contact_force`]); not saved.
     forces: forces::ForceMeter,
+    /// Tracked contacts ([`ColliderSet::set_track_contacts`]); not saved.
+    touches: touches::TouchLog,
 }
 
 /// At most this many change regions are kept; beyond, they merge into one
@@ -583,6 +586,7 @@ impl Default for ColliderSet {
             bounded: Vec::new(),
             changes: Vec::new(),
             forces: forces::ForceMeter::default(),
+            touches: touches::TouchLog::default(),
         }
     }
 }

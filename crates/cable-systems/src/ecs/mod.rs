@@ -118,7 +118,7 @@ pub use components::{
     CableSpec, CableWinch, ColliderBody, ColliderForce, ColliderSpec, OwnTransform, Transform,
     TransformSource,
 };
-pub use report::{BadBody, BadTarget, StepReport};
+pub use report::{BadBody, BadTarget, EntityContact, StepReport};
 #[cfg(feature = "serde")]
 pub use save::{CableWorldState, RestoreReport};
 pub use world::CableWorld;

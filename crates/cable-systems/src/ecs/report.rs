@@ -4,6 +4,20 @@
 use cable_core::{CableError, CableHandle, End};
 use hecs::Entity;
 
+use crate::events::ContactKind;
+
+/// A cable entity started or stopped touching a collider entity
+/// ([`StepReport::contacts`]; [`crate::events`] says what touching is).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct EntityContact {
+    /// The cable entity.
+    pub cable: Entity,
+    /// The collider entity.
+    pub collider: Entity,
+    /// Began or ended.
+    pub kind: ContactKind,
+}
+
 /// An attachment target [`CableWorld::step`](crate::ecs::CableWorld::step) refused: the end kept its
 /// last good target (or, with none yet, stayed as it was).
 #[derive(Debug, Clone, PartialEq)]
@@ -94,11 +108,18 @@ pub struct StepReport {
     /// the segment index, in the order they broke. Not a failure: the
     /// cable lives on in pieces (see [`Stepper::torn`](crate::Stepper::torn)).
     pub torn: Vec<(Entity, usize)>,
+    /// Contacts that began or ended this step, while contacts are tracked
+    /// ([`CableWorld::set_track_contacts`](crate::ecs::CableWorld::set_track_contacts)),
+    /// sorted by cable and collider handle (see
+    /// [`Stepper::contact_events`](crate::Stepper::contact_events)). News,
+    /// not failures. A pair whose cable or collider entity is gone (its
+    /// contact ended by despawning) is not listed.
+    pub contacts: Vec<EntityContact>,
 }
 
 impl StepReport {
     /// True when the step refused and repaired nothing (segments that tore
-    /// are news, not failures: see [`StepReport::torn`]).
+    /// and contacts are news, not failures: see [`StepReport::torn`]).
     #[must_use]
     pub fn is_empty(&self) -> bool {
         self.bad_targets.is_empty()
@@ -119,5 +140,6 @@ impl StepReport {
         self.stalled_winches.clear();
         self.bad_bodies.clear();
         self.torn.clear();
+        self.contacts.clear();
     }
 }

@@ -10,7 +10,7 @@ use super::{
         CableSpec, CableWinch, ColliderBody, ColliderForce, ColliderSpec, OwnTransform,
         TransformSource,
     },
-    report::{BadBody, StepReport},
+    report::{BadBody, EntityContact, StepReport},
     targets::{Ends, Motion, Tracked},
 };
 use crate::params::SolverParams;
@@ -223,9 +223,38 @@ impl<S: TransformSource> CableWorld<S> {
                 self.report.stalled_winches.push((t.entity, e.clone()));
             }
         }
+        for e in self.stepper.contact_events() {
+            let collider = self.colliders.iter().find(|c| c.1 == e.collider);
+            if let (Some(t), Some(&(collider, _))) = (self.tracked_of(e.cable), collider) {
+                self.report.contacts.push(EntityContact {
+                    cable: t.entity,
+                    collider,
+                    kind: e.kind,
+                });
+            }
+        }
         self.write_back(world);
         self.synced_revision = Some(self.pool.revision());
         Ok(n)
+    }
+
+    /// Turns contact tracking on or off (off by default): while on, each
+    /// step lists the contacts between cable and collider entities that
+    /// began or ended in [`StepReport::contacts`]. Costs some time in the
+    /// contact passes of cables near colliders; changes no motion.
+    ///
+    /// # Example
+    /// ```
+    /// use cable_systems::ecs::CableWorld;
+    /// use cable_systems::SolverParams;
+    ///
+    /// let mut cables = CableWorld::new(SolverParams::default())?;
+    /// cables.set_track_contacts(true);
+    /// assert!(cables.pool().colliders().tracks_contacts());
+    /// # Ok::<(), cable_core::CableError>(())
+    /// ```
+    pub fn set_track_contacts(&mut self, on: bool) {
+        self.pool.colliders_mut().set_track_contacts(on);
     }
 
     /// Replaces the solver parameters (gravity, substep, iterations,

@@ -136,14 +136,13 @@ pub fn substep<L: Lane, S: Store<L>>(
         s.reset_lambda_row();
     }
     let h2 = L::splat(sh.h2);
-    // Measured contact forces are summed by the contact passes, which the
-    // wavefront fuses into its sweeps for planes: not with forces.
+    // Measured contact forces and tracked contacts are summed by the
+    // contact passes, which the wavefront fuses into its sweeps for
+    // planes: not while measuring.
     if sh.allows_wavefront()
         && b.distance_only()
         && (!touching
-            || (scratch.contacts.planes_only()
-                && !scratch.contacts.measures_forces()
-                && s.rows() >= 2))
+            || (scratch.contacts.planes_only() && !scratch.contacts.measures() && s.rows() >= 2))
     {
         // Distance sweeps alone (rigid, their multipliers tracked or not,
         // or compliant), and no collider near or only planes, whose
@@ -375,4 +374,6 @@ pub fn advance_cable_with(
     for _ in 0..n {
         substep(c, &b, &sh, scratch);
     }
+    let handle = c.handle;
+    scratch.contacts.report_touches(colliders, |_| Some(handle));
 }

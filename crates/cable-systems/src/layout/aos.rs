@@ -255,11 +255,21 @@ pub fn advance(
     }
     let mut sh = Shared::new(params, pool.colliders(), stages);
     sh.track = track;
-    for obj in world.cables.iter_mut().filter(|o| o.active) {
+    for (i, obj) in world
+        .cables
+        .iter_mut()
+        .enumerate()
+        .filter(|(_, o)| o.active)
+    {
         let b = Block::of_cable(&obj.params, &obj.attach, obj.particles.len(), params);
         for _ in 0..n {
             kernel::substep(obj, &b, &sh, &mut world.scratch);
         }
+        let handle = pool.cable(i).map(|c| c.handle);
+        world
+            .scratch
+            .contacts
+            .report_touches(sh.colliders, |_| handle);
     }
     let cables = &world.cables;
     pool.par_for_each_cable_indexed(|i, c| {

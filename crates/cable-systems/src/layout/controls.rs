@@ -32,16 +32,15 @@ fn reel_all(
         // multipliers are tracked: `Block::set_lane`): the first segment
         // for a winch at the start, the last for one at the end.
         let t = match c.params.reel_force {
-            Some(_) => crate::tension::segment_tensions(pool, c.handle, h, tensions).map_or(
-                0.0,
-                |()| {
+            Some(_) => {
+                crate::tension::segment_tensions(pool, c.handle, h, tensions).map_or(0.0, |()| {
                     let seg = match c.params.reel_end {
                         End::Start => tensions.first(),
                         End::End => tensions.last(),
                     };
                     seg.copied().unwrap_or(0.0)
-                },
-            ),
+                })
+            }
             None => 0.0,
         };
         winches.push((c.handle, t));

@@ -39,7 +39,7 @@ impl<L: Lane> Contacts<L> {
             let p = st.pos(i);
             let nrm = push.div(load);
             let mut carried = V3::<L>::zero();
-            if self.forces {
+            if self.touches {
                 let touch = self.touch[i];
                 for &k in &self.cands {
                     let col = &world[k as usize];

@@ -11,7 +11,7 @@
 //! lane rules), and the collider set sums in fixed point, so the forces
 //! are bitwise the same across layouts, thread counts and SIMD paths.
 
-use cable_core::ColliderSet;
+use cable_core::{CableHandle, ColliderSet};
 use glam::Vec3;
 
 use super::Contacts;
@@ -33,7 +33,7 @@ impl<L: Lane> Contacts<L> {
         at: V3<P::G>,
         dp: V3<P::G>,
     ) {
-        if self.forces {
+        if self.measure {
             let c = self.centres[ci];
             self.loads[ci].add(lanes, c, m, w, at, dp);
         }
@@ -43,7 +43,7 @@ impl<L: Lane> Contacts<L> {
     /// lanes `m` were moved by the candidate tagged `by` ([`tag`]).
     #[inline(always)]
     pub(super) fn load_by(&mut self, by: L, m: L::M, w: L, at: V3<L>, dp: V3<L>) {
-        if !self.forces {
+        if !self.measure {
             return;
         }
         for ci in 0..self.cands.len() {
@@ -63,11 +63,21 @@ impl<L: Lane> Contacts<L> {
         self.forces
     }
 
+    /// Whether this substep keeps per-candidate loads: contact forces are
+    /// measured or contacts tracked ([`ColliderSet::tracks_contacts`]), as
+    /// [`Contacts::find`] saw it. The contact passes then add every move
+    /// to its collider's load.
+    #[inline]
+    #[must_use]
+    pub fn measures(&self) -> bool {
+        self.measure
+    }
+
     /// Starts the substep's loads: zero for every candidate.
     pub(super) fn start_loads(&mut self, set: &ColliderSet) {
         self.loads.clear();
         self.centres.clear();
-        if self.forces {
+        if self.measure {
             let world = set.prepared();
             self.loads.resize(self.cands.len(), Load::zero());
             self.centres
@@ -79,17 +89,57 @@ impl<L: Lane> Contacts<L> {
     /// load on each candidate, as force `−Σ m·Δx / h²` and torque, goes to
     /// the collider set's sums ([`ColliderSet::add_contact_load`]); `h2`
     /// is the substep squared.
-    pub fn report_loads(&self, set: &ColliderSet, h2: f32) {
-        if !self.forces {
+    ///
+    /// When contacts are tracked, the lanes each candidate pushed are added
+    /// to the block's touches, which [`Contacts::report_touches`] hands to
+    /// the collider set after the block's substeps.
+    pub fn report_loads(&mut self, set: &ColliderSet, h2: f32) {
+        if !self.measure {
             return;
         }
         let world = set.prepared();
-        let k = -1.0 / h2;
-        for ((&c, &cm), load) in self.cands.iter().zip(&self.cand_m).zip(&self.loads) {
-            for l in (0..L::WIDTH).filter(|&l| cm.lane(l)) {
-                let at = |v: V3<L>| Vec3::new(v.x.lane(l), v.y.lane(l), v.z.lane(l)) * k;
-                set.add_contact_load(&world[c as usize], at(load.lin), at(load.ang));
+        if self.forces {
+            let k = -1.0 / h2;
+            for ((&c, &cm), load) in self.cands.iter().zip(&self.cand_m).zip(&self.loads) {
+                for l in (0..L::WIDTH).filter(|&l| cm.lane(l)) {
+                    let at = |v: V3<L>| Vec3::new(v.x.lane(l), v.y.lane(l), v.z.lane(l)) * k;
+                    set.add_contact_load(&world[c as usize], at(load.lin), at(load.ang));
+                }
             }
         }
+        if self.events {
+            for (&c, load) in self.cands.iter().zip(&self.loads) {
+                if (0..L::WIDTH).all(|l| load.hit.lane(l) == 0.0) {
+                    continue;
+                }
+                let h = world[c as usize].handle;
+                // A handful of colliders touch one block: a linear search.
+                match self.touched.iter_mut().find(|(t, _)| *t == h) {
+                    Some((_, hit)) => *hit = hit.max(load.hit),
+                    None => self.touched.push((h, load.hit)),
+                }
+            }
+        }
+    }
+
+    /// Hands the block's touches since the last call to the collider set
+    /// ([`ColliderSet::add_contacts`]) as (cable, collider) pairs, lane
+    /// `l` being cable `cable_of(l)`, and forgets them. The layouts call
+    /// it after a block's substeps; nothing when contacts are not tracked.
+    pub fn report_touches(
+        &mut self,
+        set: &ColliderSet,
+        cable_of: impl Fn(usize) -> Option<CableHandle>,
+    ) {
+        if self.touched.is_empty() {
+            return;
+        }
+        let cable_of = &cable_of;
+        set.add_contacts(self.touched.iter().flat_map(|&(col, hit)| {
+            (0..L::WIDTH)
+                .filter(move |&l| hit.lane(l) != 0.0)
+                .filter_map(move |l| cable_of(l).map(|c| (c, col)))
+        }));
+        self.touched.clear();
     }
 }

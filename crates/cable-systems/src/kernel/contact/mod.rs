@@ -189,10 +189,20 @@ pub struct Contacts<L: Lane> {
     /// The path the contact passes run on this substep (the kernel's).
     wide: Option<Wide>,
     /// Contact forces are measured this substep
-    /// ([`cable_core::ColliderSet::measures_forces`]): `loads` are kept.
+    /// ([`cable_core::ColliderSet::measures_forces`]).
     forces: bool,
-    /// Per candidate: its load this substep (`load.rs`), when `forces`.
+    /// Contacts are tracked this substep
+    /// ([`cable_core::ColliderSet::tracks_contacts`]).
+    events: bool,
+    /// `forces || events`: `loads` are kept.
+    measure: bool,
+    /// Per candidate: its load this substep (`load.rs`), when `measure`.
     loads: Vec<Load<L>>,
+    /// The colliders that pushed some lane in the substeps since the last
+    /// [`Contacts::report_touches`], and the lanes (1 where pushed), in the
+    /// order first met: carried across the substeps of a block, when
+    /// `events`.
+    touched: Vec<(cable_core::ColliderHandle, L)>,
     /// Per candidate: its position, which torques are taken about.
     centres: Vec<Vec3>,
 }
@@ -212,6 +222,8 @@ impl<L: Lane> Contacts<L> {
         self.wide = wide;
         self.friction = b.friction;
         self.forces = set.measures_forces();
+        self.events = set.tracks_contacts();
+        self.measure = self.forces || self.events;
         self.cands.clear();
         self.cand_m.clear();
         let world = set.prepared();
@@ -502,7 +514,7 @@ impl<L: Lane> Contacts<L> {
                 let slid = at + (d - best_n.scale(into)).scale(rest);
                 st.set_pos(i, V3::select(hit, slid, to));
                 self.pushed(i, hit, best_n.scale(into.neg() * rest), best_k);
-                if self.forces {
+                if self.measure {
                     self.load_by(best_k, hit, st.w(i), slid, slid - to);
                 }
             }

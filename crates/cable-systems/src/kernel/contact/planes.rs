@@ -24,17 +24,18 @@ impl<L: Lane> Contacts<L> {
         for i in 0..st.rows() {
             let mut p = st.pos(i);
             let q = p;
-            if self.dot_plane_row(i, &mut p, st.free(i), pl, r) {
+            let hit = self.dot_plane_row(i, &mut p, st.free(i), pl, r);
+            if hit.any() {
                 st.set_pos(i, p);
-                if self.forces {
-                    self.load_on(ci, All, pl.cm & st.free(i), st.w(i), p, p - q);
+                if self.measure {
+                    self.load_on(ci, All, hit, st.w(i), p, p - q);
                 }
             }
         }
     }
 
     /// [`Contacts::project_plane`] on row `i`: particle `p`, its free
-    /// lanes `free`. Returns whether `p` moved.
+    /// lanes `free`. Returns the lanes it pushed.
     #[inline(always)]
     pub(super) fn dot_plane_row(
         &mut self,
@@ -43,20 +44,20 @@ impl<L: Lane> Contacts<L> {
         free: L::M,
         pl: &Plane<L>,
         r: L,
-    ) -> bool {
+    ) -> L::M {
         let m = pl.cm & free;
         if m.none() {
-            return false;
+            return m;
         }
         let phi = pl.nv.dot(*p) - pl.off;
         let hit = m & phi.lt(r);
         if hit.none() {
-            return false;
+            return hit;
         }
         let dp = pl.nv.scale(r - phi);
         *p = V3::select(hit, *p + dp, *p);
         self.pushed(i, hit, dp, pl.kf);
-        true
+        hit
     }
 
     /// [`Contacts::project`]'s plane contact for a plane whose normal is
@@ -94,18 +95,18 @@ impl<L: Lane> Contacts<L> {
             // plane is a candidate for most of a block near it).
             let mut p = st.pos(i);
             let q = p;
-            if self.axis_plane_row::<AXIS>(i, &mut p, st.free(i), pl, r) {
+            let hit = self.axis_plane_row::<AXIS>(i, &mut p, st.free(i), pl, r);
+            if hit.any() {
                 st.set_pos(i, p);
-                // Lanes it did not push moved by zero: they add nothing.
-                if self.forces {
-                    self.load_on(ci, All, pl.cm & st.free(i), st.w(i), p, p - q);
+                if self.measure {
+                    self.load_on(ci, All, hit, st.w(i), p, p - q);
                 }
             }
         }
     }
 
     /// [`Contacts::project_axis_plane`] on row `i`: particle `p`, its free
-    /// lanes `free`. Returns whether `p` moved.
+    /// lanes `free`. Returns the lanes it pushed.
     #[inline(always)]
     pub(super) fn axis_plane_row<const AXIS: usize>(
         &mut self,
@@ -114,12 +115,12 @@ impl<L: Lane> Contacts<L> {
         free: L::M,
         pl: &Plane<L>,
         r: L,
-    ) -> bool {
+    ) -> L::M {
         let along = |c: L| if pl.neg { c.neg() } else { c };
         let phi = along(*coord(p, AXIS)) - pl.off;
         let hit = pl.cm & free & phi.lt(r);
         if hit.none() {
-            return false;
+            return hit;
         }
         let d = along(r - phi);
         // Off the axis: `+ 0` on a touching lane, as the dot-product
@@ -139,7 +140,7 @@ impl<L: Lane> Contacts<L> {
                 self.touch[i] = L::select(hit, pl.kf, self.touch[i]);
             }
         }
-        true
+        hit
     }
 
     /// True when every candidate of this substep is a plane (after

@@ -303,6 +303,8 @@ pub(super) fn shape_pass<G: Lane, V: ShapeRows<G>>(
 pub(super) struct Load<L: Lane> {
     pub(super) lin: V3<L>,
     pub(super) ang: V3<L>,
+    /// 1 in the lanes the collider pushed (contact tracking), else 0.
+    pub(super) hit: L,
 }
 
 impl<L: Lane> Load<L> {
@@ -311,12 +313,13 @@ impl<L: Lane> Load<L> {
         Self {
             lin: V3::zero(),
             ang: V3::zero(),
+            hit: L::splat(0.0),
         }
     }
 
     /// Adds the move `dp` of a particle of inverse mass `w` now at `at`,
     /// in lanes `m` of `lanes` where it has mass, about the collider's
-    /// position `c`.
+    /// position `c`; lanes `m` were pushed (`hit`).
     #[inline(always)]
     pub(super) fn add<P: Lanes<L>>(
         &mut self,
@@ -327,6 +330,8 @@ impl<L: Lane> Load<L> {
         at: V3<P::G>,
         dp: V3<P::G>,
     ) {
+        let h = lanes.v(self.hit);
+        lanes.set(&mut self.hit, P::G::select(m, s::<P::G>(1.0), h));
         let m = m & s::<P::G>(0.0).lt(w);
         if m.none() {
             return;

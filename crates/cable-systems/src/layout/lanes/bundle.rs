@@ -358,6 +358,10 @@ impl<const W: usize> Bundle<W> {
             self.gather_state(views);
         }
         self.run(sh, n, next);
+        // Lane `l` is the cable of `views[l]` (as `Bundle::gather` read them).
+        self.scratch.contacts.report_touches(sh.colliders, |l| {
+            views.get(l).and_then(Option::as_ref).map(|c| c.handle)
+        });
         if eager {
             // While the rows are hot, on this task.
             self.scatter(&mut LaneViews(views), sh.track);
