@@ -177,3 +177,52 @@ fn world_parameters_change_at_run_time() {
     assert!(cables.set_params(bad).is_err());
     assert_eq!(cables.stepper().params().iterations, zero_g.iterations);
 }
+
+#[test]
+fn contacts_are_reported_by_entity_when_they_begin_and_end() {
+    use cable_core::Collider;
+    use cable_systems::ecs::{ColliderSpec, Transform};
+    use cable_systems::events::ContactKind;
+
+    let mut world = World::new();
+    // A ball beside the hanging rope, overlapping it by 3 cm: touching
+    // from the first step; then the ball moves 1 m away.
+    let ball = world.spawn((
+        ColliderSpec(Collider::sphere(Vec3::ZERO, 0.3).unwrap()),
+        Transform::from_translation(Vec3::new(0.32, -1.0, 0.0)),
+    ));
+    let rope = world.spawn(hanging(2.0, 20, CableParams::default()));
+    let mut cables = CableWorld::new(SolverParams {
+        damping: 2.0,
+        ..SolverParams::default()
+    })
+    .unwrap();
+    cables.set_track_contacts(true);
+    let mut seen = Vec::new();
+    for frame in 0..120 {
+        if frame == 60 {
+            *world.get::<&mut Transform>(ball).unwrap() =
+                Transform::from_translation(Vec3::new(1.5, -1.0, 0.0));
+        }
+        cables.step(&mut world, 1.0 / 60.0).unwrap();
+        seen.extend(cables.report().contacts.iter().map(|&c| (frame, c)));
+    }
+    // The overlap kicks the rope away; it swings back onto the ball and
+    // rests against it until the ball goes: began and ended in turn, the
+    // first at once, the last when the ball left.
+    assert!(
+        seen.iter()
+            .all(|(_, c)| c.cable == rope && c.collider == ball),
+        "{seen:?}"
+    );
+    let kinds: Vec<_> = seen.iter().map(|(_, c)| c.kind).collect();
+    assert!(
+        kinds.len() >= 2
+            && kinds
+                .chunks(2)
+                .all(|k| k == [ContactKind::Began, ContactKind::Ended]),
+        "{seen:?}"
+    );
+    assert_eq!(seen.first().map(|s| s.0), Some(0), "{seen:?}");
+    assert_eq!(seen.last().map(|s| s.0), Some(60), "{seen:?}");
+}
