@@ -117,4 +117,4 @@ pub use components::{
     CableParticles, CableRejected, CableTube,
 };
 pub use plugin::{CablePlugin, CableSystems};
-pub use simulation::{CableNotice, CableSimulation};
+pub use simulation::{CableContact, CableNotice, CableSimulation, CableTorn};

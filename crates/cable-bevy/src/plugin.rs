@@ -5,7 +5,7 @@ use bevy_ecs::prelude::*;
 use cable_core::mesh::MeshOptions;
 use cable_systems::{Layout, SolverParams};
 
-use crate::simulation::{CableNotice, CableSimulation, log_error};
+use crate::simulation::{CableContact, CableNotice, CableSimulation, CableTorn, log_error};
 use crate::systems::{step, sync_cables, sync_colliders, write_back};
 use crate::tubes::update_tubes;
 
@@ -83,6 +83,8 @@ impl Plugin for CablePlugin {
         };
         app.insert_resource(sim)
             .add_message::<CableNotice>()
+            .add_message::<CableContact>()
+            .add_message::<CableTorn>()
             .configure_sets(
                 FixedUpdate,
                 (

@@ -128,6 +128,15 @@ impl CableSimulation {
         &self.stepper
     }
 
+    /// Turns contact tracking on or off (off by default): while on, each
+    /// fixed step sends a [`CableContact`] for each contact between a
+    /// cable entity and a collider entity that began or ended. Costs some
+    /// time in the contact passes of cables near colliders; changes no
+    /// motion.
+    pub fn set_track_contacts(&mut self, on: bool) {
+        self.pool.colliders_mut().set_track_contacts(on);
+    }
+
     /// The pool cable of a cable entity, once [`CableSystems::Sync`](crate::CableSystems::Sync) has run.
     #[must_use]
     pub fn cable_of(&self, entity: Entity) -> Option<CableHandle> {
@@ -282,6 +291,50 @@ pub enum CableNotice {
         /// The removed pool collider.
         handle: ColliderHandle,
     },
+}
+
+/// A cable entity started or stopped touching a collider entity, as a
+/// message (read it with a `MessageReader<CableContact>`), sent after each
+/// fixed step while contacts are tracked
+/// ([`CableSimulation::set_track_contacts`]). A pair touches during a
+/// step when a contact pushed the cable out of the collider in some
+/// substep; a sleeping cable keeps its contacts; pairs whose entity is
+/// gone are not sent (see `cable_systems::events`).
+///
+/// # Example
+/// ```
+/// use bevy_ecs::prelude::*;
+/// use cable_bevy::CableContact;
+/// use cable_bevy::cable_systems::events::ContactKind;
+///
+/// fn clack(mut contacts: MessageReader<CableContact>) {
+///     for c in contacts.read() {
+///         if c.kind == ContactKind::Began {
+///             println!("cable {} hit {}", c.cable, c.collider);
+///         }
+///     }
+/// }
+/// # bevy_ecs::system::assert_is_system(clack);
+/// ```
+#[derive(Message, Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CableContact {
+    /// The cable entity.
+    pub cable: Entity,
+    /// The collider entity.
+    pub collider: Entity,
+    /// Began or ended.
+    pub kind: cable_systems::events::ContactKind,
+}
+
+/// A segment of a cable entity broke (`CableParams::break_tension`), as a
+/// message sent after the fixed step it broke in, in the order segments
+/// broke; the cable lives on in pieces (`Stepper::torn`).
+#[derive(Message, Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CableTorn {
+    /// The cable entity.
+    pub cable: Entity,
+    /// The segment's index when it broke, counted from the start particle.
+    pub segment: usize,
 }
 
 /// Logs what the plugin refused or repaired on its own.

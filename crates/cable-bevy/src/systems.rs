@@ -12,7 +12,7 @@ use crate::components::{
 };
 use crate::convert::cable_glam;
 use crate::convert::{to_bevy, to_cable, to_cable_quat};
-use crate::simulation::{CableNotice, CableSimulation, log_error};
+use crate::simulation::{CableContact, CableNotice, CableSimulation, CableTorn, log_error};
 
 type NewCables<'w, 's> =
     Query<'w, 's, (Entity, &'static Cable), (Without<CableBody>, Without<CableRejected>)>;
@@ -229,6 +229,7 @@ pub(crate) fn step(
     cables: Query<(&CableBody, &CableAttachments)>,
     transforms: Query<&GlobalTransform>,
     mut notices: MessageWriter<CableNotice>,
+    (mut contacts, mut torn): (MessageWriter<CableContact>, MessageWriter<CableTorn>),
 ) {
     let sim = &mut *sim;
     let Some(time) = time else { return };
@@ -280,6 +281,27 @@ pub(crate) fn step(
     match result {
         Ok(_) => sim.last_error = None,
         Err(e) => sim.log_once(format!("cable-bevy: step refused: {e}")),
+    }
+    // A handful per step: the reverse lookups are linear.
+    let cable_entity = |h| sim.cables.iter().find(|(_, c)| **c == h).map(|(e, _)| *e);
+    for &(handle, segment) in sim.stepper.torn() {
+        if let Some(cable) = cable_entity(handle) {
+            torn.write(CableTorn { cable, segment });
+        }
+    }
+    for e in sim.stepper.contact_events() {
+        let collider = sim
+            .colliders
+            .iter()
+            .find(|(_, c)| **c == e.collider)
+            .map(|(k, _)| *k);
+        if let (Some(cable), Some(collider)) = (cable_entity(e.cable), collider) {
+            contacts.write(CableContact {
+                cable,
+                collider,
+                kind: e.kind,
+            });
+        }
     }
 }
 

@@ -603,3 +603,56 @@ fn a_cable_that_stops_fitting_the_substep_is_taken_out_alone_once() {
     assert!(sim.stepper().substeps_run() >= runs + 30 * 8);
     assert!(particles(&app, a)[8].y < -0.3, "{}", particles(&app, a)[8]);
 }
+
+#[test]
+fn contacts_and_tearing_are_sent_as_messages() {
+    use cable_bevy::cable_systems::events::ContactKind;
+    use cable_bevy::{CableContact, CableTorn};
+
+    let mut app = app();
+    app.world_mut()
+        .resource_mut::<CableSimulation>()
+        .set_track_contacts(true);
+    // A crate under a free rope: it lands once and stays.
+    let crate_box = app
+        .world_mut()
+        .spawn((
+            CableCollider::cuboid(Vec3::splat(0.5)).expect("valid"),
+            Transform::from_xyz(0.0, 0.5, 0.0),
+        ))
+        .id();
+    let mut free =
+        Cable::line(Vec3::new(-1.0, 2.0, 0.0), Vec3::new(1.0, 2.0, 0.0), 2.0, 20).expect("valid");
+    (free.desc.attach_start, free.desc.attach_end) = (false, false);
+    let rope = app.world_mut().spawn(free).id();
+    // A weak rope hanging from a point: it tears.
+    let mut weak =
+        Cable::line(Vec3::new(5.0, 3.0, 0.0), Vec3::new(5.0, 1.0, 0.0), 2.0, 20).expect("valid");
+    weak.desc.attach_end = false;
+    weak.desc.params.break_tension = Some(5.0);
+    let weak = app.world_mut().spawn(weak).id();
+    let (mut contacts, mut torn) = (Vec::new(), Vec::new());
+    for frame in 0..90 {
+        app.update();
+        let w = app.world_mut();
+        contacts.extend(
+            w.resource_mut::<Messages<CableContact>>()
+                .drain()
+                .map(|c| (frame, c)),
+        );
+        torn.extend(w.resource_mut::<Messages<CableTorn>>().drain());
+    }
+    // 0.95 m of fall: about 0.44 s, frame 26.
+    assert_eq!(contacts.len(), 1, "{contacts:?}");
+    let (frame, c) = contacts[0];
+    assert_eq!(
+        c,
+        CableContact {
+            cable: rope,
+            collider: crate_box,
+            kind: ContactKind::Began
+        }
+    );
+    assert!((20..32).contains(&frame), "landed at frame {frame}");
+    assert!(!torn.is_empty() && torn.iter().all(|t| t.cable == weak && t.segment < 20));
+}
