@@ -1,6 +1,7 @@
 //! Measuring contact forces on a [`ColliderSet`]: switching it on, the
 //! solver's additions, the stepper's bookkeeping and the reported
-//! [`ContactForce`] (the sums themselves are `forces.rs`).
+//! [`ContactForce`] (the sums themselves are `forces.rs`); and tracking
+//! which cable touches which collider (the log is `touches.rs`).
 
 use std::sync::atomic::Ordering;
 
