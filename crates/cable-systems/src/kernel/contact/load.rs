@@ -55,14 +55,6 @@ impl<L: Lane> Contacts<L> {
         }
     }
 
-    /// Whether this substep measures contact forces (the colliders'
-    /// [`ColliderSet::measures_forces`] as [`Contacts::find`] saw it).
-    #[inline]
-    #[must_use]
-    pub fn measures_forces(&self) -> bool {
-        self.forces
-    }
-
     /// Whether this substep keeps per-candidate loads: contact forces are
     /// measured or contacts tracked ([`ColliderSet::tracks_contacts`]), as
     /// [`Contacts::find`] saw it. The contact passes then add every move
