@@ -206,6 +206,21 @@ pub struct CableColliderBody {
     pub handle: ColliderHandle,
 }
 
+/// The force and torque the cables put on a [`CableCollider`] entity in
+/// the last fixed step, written after each step (the average over its
+/// substeps; what a game applies to the rigid body the collider stands
+/// for). Adding it to any collider entity turns contact force measurement
+/// on (`ColliderSet::set_measure_forces`): see the collisions guide's
+/// "Contact forces".
+#[derive(Component, Debug, Clone, Copy, PartialEq, Default)]
+pub struct CableColliderForce {
+    /// The force on the collider, newtons (world axes).
+    pub force: Vec3,
+    /// The torque about the collider's position (its entity's
+    /// translation), newton metres.
+    pub torque: Vec3,
+}
+
 /// Asks for a tube mesh of the cable: the plugin creates a [`Mesh`] asset
 /// (and a [`Mesh3d`] holding it, unless the entity has one) and rewrites
 /// its positions, normals, tangents, UVs and indices in place every frame.

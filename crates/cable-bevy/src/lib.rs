@@ -114,7 +114,7 @@ pub use cable_systems;
 
 pub use components::{
     Cable, CableAnchor, CableAttachments, CableBody, CableCollider, CableColliderBody,
-    CableParticles, CableRejected, CableTube,
+    CableColliderForce, CableParticles, CableRejected, CableTube,
 };
 pub use plugin::{CablePlugin, CableSystems};
 pub use simulation::{CableContact, CableNotice, CableSimulation, CableTorn};

@@ -8,7 +8,7 @@ use cable_core::{CableError, CableHandle, End, ParticlePool};
 
 use crate::components::{
     Cable, CableAnchor, CableAttachments, CableBody, CableCollider, CableColliderBody,
-    CableParticles, CableRejected,
+    CableColliderForce, CableParticles, CableRejected,
 };
 use crate::convert::cable_glam;
 use crate::convert::{to_bevy, to_cable, to_cable_quat};
@@ -164,9 +164,14 @@ pub(crate) fn sync_colliders(
     )>,
     placed: TransformHelper,
     mut notices: MessageWriter<CableNotice>,
+    wants_forces: Query<(), With<CableColliderForce>>,
 ) {
     let sim = &mut *sim;
     let set = sim.pool.colliders_mut();
+    // Contact forces are measured while some collider entity reads them.
+    if !set.measures_forces() && !wants_forces.is_empty() {
+        set.set_measure_forces(true);
+    }
     // Gone: the entity was despawned or lost its `CableCollider`.
     sim.colliders.retain(|entity, handle| {
         let alive = colliders.contains(*entity);
@@ -319,14 +324,24 @@ fn advance(sim: &mut CableSimulation, dt: f32) -> Result<u32, CableError> {
     })
 }
 
-/// Positions into [`CableParticles`], each cable read where the layout
+/// Contact forces into [`CableColliderForce`]; positions into
+/// [`CableParticles`], each cable read where the layout
 /// keeps it (`ParticlePool::copy_positions`, through a buffer kept
 /// between frames).
 pub(crate) fn write_back(
     sim: Res<CableSimulation>,
     mut cables: Query<(&CableBody, &mut CableParticles)>,
+    mut forces: Query<(&CableColliderBody, &mut CableColliderForce)>,
     mut buf: Local<Vec<cable_glam::Vec3>>,
 ) {
+    for (body, mut out) in &mut forces {
+        if let Ok(f) = sim.pool.colliders().contact_force(body.handle) {
+            *out = CableColliderForce {
+                force: to_bevy(f.force),
+                torque: to_bevy(f.torque),
+            };
+        }
+    }
     for (body, mut particles) in &mut cables {
         if sim.pool.copy_positions(body.handle, &mut buf).is_ok() {
             let out = &mut particles.positions;

@@ -656,3 +656,38 @@ fn contacts_and_tearing_are_sent_as_messages() {
     assert!((20..32).contains(&frame), "landed at frame {frame}");
     assert!(!torn.is_empty() && torn.iter().all(|t| t.cable == weak && t.segment < 20));
 }
+
+#[test]
+fn a_collider_entity_with_a_force_component_gets_the_ropes_weight() {
+    use cable_bevy::CableColliderForce;
+
+    let mut app = app();
+    // A floor, and a free rope of 21 particles of 1 kg lying on it.
+    let floor = app
+        .world_mut()
+        .spawn((
+            CableCollider::half_space(),
+            CableColliderForce::default(),
+            Transform::from_xyz(3.0, -0.05, 0.0),
+        ))
+        .id();
+    let mut free =
+        Cable::line(Vec3::new(1.0, 0.0, 0.0), Vec3::new(3.0, 0.0, 0.0), 2.0, 20).expect("valid");
+    (free.desc.attach_start, free.desc.attach_end) = (false, false);
+    app.world_mut().spawn(free);
+    for _ in 0..120 {
+        app.update();
+    }
+    let f = *app
+        .world()
+        .get::<CableColliderForce>(floor)
+        .expect("spawned with it");
+    let weight = 21.0 * 9.81;
+    assert!(
+        (f.force.y + weight).abs() < 0.01 * weight && f.force.x.abs() < 0.01 * weight,
+        "{f:?} against {weight} N"
+    );
+    // About the floor's point (3, −0.05, 0), the rope's centre at x = 2:
+    // torque z = (x̄ − 3)·F_y = +W·1 m.
+    assert!((f.torque.z - weight).abs() < 0.03 * weight, "{f:?}");
+}
