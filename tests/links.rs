@@ -97,11 +97,12 @@ fn link_targets(text: &str) -> Vec<(usize, String)> {
 
 /// Repository paths named in code spans: `` `examples/quickstart.rs` ``.
 fn code_span_paths(text: &str) -> Vec<(usize, String)> {
-    const TOP: [&str; 8] = [
+    const TOP: [&str; 9] = [
         "benches/",
         "crates/",
         "docs/",
         "examples/",
+        "scenes/",
         "scripts/",
         "src/",
         "tests/",

@@ -7,6 +7,8 @@
 //! - [`classic`]: the reference oracle of the spec's classic step
 //!   (Verlet + Gauss–Seidel distance constraints), written out on plain
 //!   arrays in f32 or f64 arithmetic, independently of the solver.
+//! - [`euler`]: the explicit-Euler rope the Unity Verlet-rope write-ups
+//!   compare Verlet with, and the energy of a Verlet state.
 //! - [`catenary_parameter`]: the analytic catenary a hanging chain is
 //!   checked against.
 //! - [`hash_positions`]: a bitwise fingerprint of a pool's positions.
@@ -19,6 +21,7 @@
 
 mod catenary;
 pub mod classic;
+pub mod euler;
 mod hash;
 mod rng;
 pub mod save;
