@@ -1,8 +1,10 @@
 //! A headless Bevy app (the plugins of Bevy's `MinimalPlugins`: task pools,
 //! frame count, time, a schedule runner) with a crane: a rope from a
 //! moving trolley to a swinging hook, a tube mesh, a ball the rope drapes
-//! over. It runs 180 frames of 1/60 s, prints the hook's position every 30
-//! frames, and exits.
+//! over, a winch that hoists the hook from 5 m to 3.5 m of rope at 0.5 m/s
+//! and a load cell (the top segment's tension). It runs 180 frames of
+//! 1/60 s, prints the hook's position, the rope's length and the load
+//! every 30 frames, and exits.
 //!
 //! Run with `cargo run --manifest-path crates/cable-bevy/Cargo.toml --example headless`.
 
@@ -17,7 +19,8 @@ use bevy_mesh::{Mesh, Mesh3d};
 use bevy_time::{Fixed, Time, TimePlugin, TimeUpdateStrategy};
 use bevy_transform::prelude::*;
 use cable_bevy::{
-    Cable, CableAnchor, CableAttachments, CableCollider, CableParticles, CablePlugin, CableTube,
+    Cable, CableAnchor, CableAttachments, CableCollider, CableParticles, CablePlugin, CableStatus,
+    CableTension, CableTube, CableWinch,
 };
 
 /// Frames to run.
@@ -74,6 +77,13 @@ fn setup(mut commands: Commands) {
         },
         CableTube,
         HookOf(hook),
+        // Hoist: the winch at the trolley reels the rope in to 3.5 m.
+        CableWinch {
+            target_length: 3.5,
+            speed: 0.5,
+        },
+        CableTension::default(),
+        CableStatus::default(),
     ));
     commands.spawn((
         CableCollider::sphere(0.6).expect("a valid ball"),
@@ -94,12 +104,18 @@ fn move_trolley(frames: Res<FrameCount>, mut trolley: Query<&mut Transform, With
 
 fn report(
     frames: Res<FrameCount>,
-    ropes: Query<(&CableParticles, &HookOf, Option<&Mesh3d>)>,
+    ropes: Query<(
+        &CableParticles,
+        &HookOf,
+        Option<&Mesh3d>,
+        &CableTension,
+        &CableStatus,
+    )>,
     mut hooks: Query<&mut Transform, (With<Hook>, Without<Trolley>)>,
     meshes: Res<Assets<Mesh>>,
     mut exit: MessageWriter<AppExit>,
 ) {
-    for (particles, hook, mesh) in &ropes {
+    for (particles, hook, mesh, tension, status) in &ropes {
         let Some(&end) = particles.positions.last() else {
             continue;
         };
@@ -110,9 +126,11 @@ fn report(
             let vertices = mesh
                 .and_then(|m| meshes.get(&m.0))
                 .map_or(0, Mesh::count_vertices);
+            let load = tension.segments.first().copied().unwrap_or(0.0);
             println!(
-                "frame {:3}: hook at ({:6.3}, {:6.3}, {:6.3}), tube mesh of {vertices} vertices",
-                frames.0, end.x, end.y, end.z
+                "frame {:3}: hook at ({:6.3}, {:6.3}, {:6.3}), rope {:.3} m, load {load:6.1} N, \
+                 tube mesh of {vertices} vertices",
+                frames.0, end.x, end.y, end.z, status.rest_length
             );
         }
     }

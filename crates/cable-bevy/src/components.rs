@@ -227,3 +227,70 @@ pub struct CableColliderForce {
 /// Add a material to see it. Needs the [`Assets<Mesh>`] resource.
 #[derive(Component, Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct CableTube;
+
+/// A winch on the cable: reels its rest length toward `target_length`
+/// metres at `speed` m/s, adding or removing particles at the winch end.
+/// Applied when added or changed; removing it stops the winch where the
+/// cable is. The same order as the hecs layer's `CableWinch`, given to the
+/// pool the same way (`ParticlePool::set_winch`); a cable's
+/// `reel_accel`, `reel_force` and `reel_end` parameters (acceleration and
+/// pulling limits, which end) still apply. An order the pool refuses (a
+/// speed of 0, say) is logged and sent as [`CableNotice::BadWinch`](crate::CableNotice::BadWinch), once
+/// per order.
+///
+/// # Example
+/// ```
+/// use cable_bevy::CableWinch;
+///
+/// // Reel a grappling rope in to 2 m at 3 m/s.
+/// let winch = CableWinch { target_length: 2.0, speed: 3.0 };
+/// # let _ = winch;
+/// ```
+#[derive(Component, Debug, Clone, Copy, PartialEq)]
+pub struct CableWinch {
+    /// Rest length to reel to, metres, in (0, 1e7].
+    pub target_length: f32,
+    /// Reeling speed, m/s, in (0, 1e4].
+    pub speed: f32,
+}
+
+impl From<CableWinch> for cable_core::Winch {
+    fn from(w: CableWinch) -> Self {
+        cable_core::Winch {
+            target_length: w.target_length,
+            speed: w.speed,
+        }
+    }
+}
+
+/// Marks a cable the game does not show (its own culling decides): the pool
+/// is told (`ParticlePool::set_visible`), so a cable whose parameters set
+/// `skip_when_hidden` is not simulated while marked, and the mesh asset of
+/// a hidden [`CableTube`] keeps its last contents instead of being
+/// rewritten (and uploaded) every frame. Remove it to show the cable again.
+#[derive(Component, Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct CableHidden;
+
+/// The tension of each segment of the cable, newtons, written after each
+/// fixed step (0 for a broken segment; tether loads included): what a
+/// crane's load cell or a breaking-rope warning reads. Adding it to any
+/// cable entity turns tension tracking on (`Stepper::set_track_tension`,
+/// a little extra work per substep for every cable); removing it from the
+/// last one turns it off.
+#[derive(Component, Debug, Clone, PartialEq, Default)]
+pub struct CableTension {
+    /// One tension per segment, start to end.
+    pub segments: Vec<f32>,
+}
+
+/// What the solver says of the cable, written after each fixed step.
+#[derive(Component, Debug, Clone, Copy, PartialEq, Default)]
+pub struct CableStatus {
+    /// The cable is asleep: it came to rest and is not simulated until
+    /// something wakes it (`CableParams::sleep_speed`).
+    pub asleep: bool,
+    /// Its rest length, metres (what a winch changes).
+    pub rest_length: f32,
+    /// Its particle count (a winch adds and removes particles).
+    pub particles: usize,
+}

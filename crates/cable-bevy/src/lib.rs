@@ -10,6 +10,11 @@
 //!   entities (their [`GlobalTransform`] plus a local offset);
 //! - [`CableTube`]: a tube [`Mesh`] asset (in a [`Mesh3d`]) rebuilt in place
 //!   after every frame;
+//! - [`CableWinch`]: reel its rest length in or out; [`CableHidden`]: your
+//!   culling says it is not shown;
+//! - readouts written after each fixed step: [`CableTension`] (each
+//!   segment's tension) and [`CableStatus`] (asleep, rest length, particle
+//!   count);
 //!
 //! and give other entities a [`CableCollider`] (sphere, capsule, half-space,
 //! box) posed by their [`GlobalTransform`]. The particle positions are
@@ -28,7 +33,9 @@
 //!    [`CableSimulation::pool_mut`]) is rebuilt from its entity's [`Cable`]
 //!    ([`CableNotice::Lost`]); [`CableCollider`]s are added (again, if
 //!    removed through the pool), posed from their entity's
-//!    [`GlobalTransform`] and removed;
+//!    [`GlobalTransform`] and removed; [`CableHidden`] and [`CableWinch`]
+//!    are given to the pool (a refused winch is logged and sent as
+//!    [`CableNotice::BadWinch`]);
 //! 2. **step** ([`CableSystems::Step`]): each attached end's target is
 //!    resolved, the solver runs [`CablePlugin::substeps`] substeps of
 //!    `Time<Fixed>::timestep() / substeps`, moving targets interpolated
@@ -38,7 +45,8 @@
 //!    ([`CableNotice::Rejected`]), and the others step on; a step that
 //!    fails anyway is logged once, not every fixed step;
 //! 3. **write-back** ([`CableSystems::Writeback`]): [`CableParticles`] get
-//!    the positions.
+//!    the positions, [`CableTension`] and [`CableStatus`] their readouts,
+//!    [`CableColliderForce`] the contact forces.
 //!
 //! What the plugin refused or repaired on its own is logged (standard
 //! error, once per event) and sent as a [`CableNotice`] message.
@@ -114,7 +122,8 @@ pub use cable_systems;
 
 pub use components::{
     Cable, CableAnchor, CableAttachments, CableBody, CableCollider, CableColliderBody,
-    CableColliderForce, CableParticles, CableRejected, CableTube,
+    CableColliderForce, CableHidden, CableParticles, CableRejected, CableStatus, CableTension,
+    CableTube, CableWinch,
 };
 pub use plugin::{CablePlugin, CableSystems};
 pub use simulation::{CableContact, CableNotice, CableSimulation, CableTorn};

@@ -6,7 +6,7 @@ use cable_core::mesh::MeshOptions;
 use cable_systems::{Layout, SolverParams};
 
 use crate::simulation::{CableContact, CableNotice, CableSimulation, CableTorn, log_error};
-use crate::systems::{step, sync_cables, sync_colliders, write_back};
+use crate::systems::{control_cables, step, sync_cables, sync_colliders, write_back};
 use crate::tubes::update_tubes;
 
 /// Adds the cable simulation to an app: the [`CableSimulation`] resource and
@@ -97,7 +97,7 @@ impl Plugin for CablePlugin {
             .add_systems(
                 FixedUpdate,
                 (
-                    (sync_cables, sync_colliders)
+                    (sync_cables, sync_colliders, control_cables)
                         .chain()
                         .in_set(CableSystems::Sync),
                     step.in_set(CableSystems::Step),

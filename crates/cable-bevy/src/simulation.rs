@@ -35,6 +35,9 @@ pub struct CableSimulation {
     /// The last step-level error logged, so that a failure repeated every
     /// fixed step is logged once; cleared by a step that runs.
     pub(crate) last_error: Option<String>,
+    /// The last winch order given to each cable's pool cable (refused
+    /// ones too, so a refusal is reported once).
+    pub(crate) winches: HashMap<CableHandle, Option<cable_core::Winch>>,
 }
 
 impl Default for CableSimulation {
@@ -52,6 +55,7 @@ impl Default for CableSimulation {
             moves: Vec::new(),
             lost: Vec::new(),
             last_error: None,
+            winches: HashMap::new(),
         }
     }
 }
@@ -279,6 +283,15 @@ pub enum CableNotice {
     Dropped {
         /// The removed pool cable.
         handle: CableHandle,
+        /// Why.
+        error: CableError,
+    },
+    /// The pool refused the entity's [`CableWinch`](crate::CableWinch)
+    /// order (a target length or speed out of range): the cable's winch
+    /// keeps what it did before. Sent once per order.
+    BadWinch {
+        /// The cable entity.
+        entity: Entity,
         /// Why.
         error: CableError,
     },

@@ -8,7 +8,8 @@ use cable_core::{CableError, CableHandle, End, ParticlePool};
 
 use crate::components::{
     Cable, CableAnchor, CableAttachments, CableBody, CableCollider, CableColliderBody,
-    CableColliderForce, CableParticles, CableRejected,
+    CableColliderForce, CableHidden, CableParticles, CableRejected, CableStatus, CableTension,
+    CableWinch,
 };
 use crate::convert::cable_glam;
 use crate::convert::{to_bevy, to_cable, to_cable_quat};
@@ -226,6 +227,42 @@ pub(crate) fn sync_colliders(
     }
 }
 
+/// The game's controls of each cable: [`CableHidden`] into the pool's
+/// visibility, a [`CableWinch`] added, changed or removed into the pool's
+/// winch (`ParticlePool::set_winch`, as the hecs layer does), and tension
+/// tracking on while some cable has a [`CableTension`].
+pub(crate) fn control_cables(
+    mut sim: ResMut<CableSimulation>,
+    cables: Query<(Entity, &CableBody, Option<&CableWinch>, Has<CableHidden>)>,
+    wants_tension: Query<(), With<CableTension>>,
+    mut notices: MessageWriter<CableNotice>,
+) {
+    let sim = &mut *sim;
+    let track = !wants_tension.is_empty();
+    if sim.stepper.track_tension() != track {
+        sim.stepper.set_track_tension(track);
+    }
+    let pool = &mut sim.pool;
+    // Orders of cables that are gone are forgotten.
+    sim.winches.retain(|h, _| pool.contains(*h));
+    for (entity, body, winch, hidden) in &cables {
+        // A stale body (its cable just rebuilt) is fixed at the next sync.
+        if pool.set_visible(body.handle, !hidden).is_err() {
+            continue;
+        }
+        let order = winch.map(|w| cable_core::Winch::from(*w));
+        let last = sim.winches.get(&body.handle).copied().flatten();
+        if order == last {
+            continue;
+        }
+        sim.winches.insert(body.handle, order);
+        if let Err(error) = pool.set_winch(body.handle, order) {
+            log_error(&format!("cable-bevy: winch of {entity} refused: {error}"));
+            notices.write(CableNotice::BadWinch { entity, error });
+        }
+    }
+}
+
 /// Resolves the attachments and runs the solver for one fixed timestep.
 pub(crate) fn step(
     mut commands: Commands,
@@ -327,13 +364,45 @@ fn advance(sim: &mut CableSimulation, dt: f32) -> Result<u32, CableError> {
 /// Contact forces into [`CableColliderForce`]; positions into
 /// [`CableParticles`], each cable read where the layout
 /// keeps it (`ParticlePool::copy_positions`, through a buffer kept
-/// between frames).
+/// between frames); tensions into [`CableTension`], the rest into
+/// [`CableStatus`].
 pub(crate) fn write_back(
     sim: Res<CableSimulation>,
     mut cables: Query<(&CableBody, &mut CableParticles)>,
     mut forces: Query<(&CableColliderBody, &mut CableColliderForce)>,
+    mut readouts: Query<(
+        &CableBody,
+        Option<&mut CableTension>,
+        Option<&mut CableStatus>,
+    )>,
     mut buf: Local<Vec<cable_glam::Vec3>>,
 ) {
+    let substep = sim.stepper.params().substep;
+    for (body, tension, status) in &mut readouts {
+        if let Some(mut t) = tension {
+            // Only a stale handle or a substep of 0 fail: the readout then
+            // keeps its last values.
+            let _ = cable_systems::tension::segment_tensions(
+                &sim.pool,
+                body.handle,
+                substep,
+                &mut t.segments,
+            );
+        }
+        if let Some(mut st) = status
+            && let (Ok(asleep), Ok(rest)) = (
+                sim.pool.is_asleep(body.handle),
+                sim.pool.rest_lengths(body.handle),
+            )
+        {
+            *st = CableStatus {
+                asleep,
+                // One entry per particle, the last 0.
+                rest_length: rest.iter().sum(),
+                particles: rest.len(),
+            };
+        }
+    }
     for (body, mut out) in &mut forces {
         if let Ok(f) = sim.pool.colliders().contact_force(body.handle) {
             *out = CableColliderForce {

@@ -8,15 +8,30 @@ use bevy_mesh::{Indices, Mesh, Mesh3d, PrimitiveTopology, VertexAttributeValues}
 use cable_core::CableHandle;
 use cable_systems::mesh::build_meshes;
 
-use crate::components::{CableBody, CableTube};
+use crate::components::{CableBody, CableHidden, CableTube};
 use crate::simulation::{CableSimulation, log_error};
 
-/// Rebuilds the [`CableTube`] meshes in place.
+/// The cables with a [`CableTube`]: entity, body, mesh (if it has one yet)
+/// and whether it is hidden.
+type Tubes<'w, 's> = Query<
+    'w,
+    's,
+    (
+        Entity,
+        &'static CableBody,
+        Option<&'static Mesh3d>,
+        Has<CableHidden>,
+    ),
+    With<CableTube>,
+>;
+
+/// Rebuilds the [`CableTube`] meshes in place (not those of
+/// [`CableHidden`] cables that have one).
 pub(crate) fn update_tubes(
     mut commands: Commands,
     mut sim: ResMut<CableSimulation>,
     meshes: Option<ResMut<Assets<Mesh>>>,
-    tubes: Query<(Entity, &CableBody, Option<&Mesh3d>), With<CableTube>>,
+    tubes: Tubes,
 ) {
     let Some(mut meshes) = meshes else { return };
     if tubes.is_empty() {
@@ -35,7 +50,12 @@ pub(crate) fn update_tubes(
         .enumerate()
         .map(|(i, c)| (c.handle, i))
         .collect();
-    for (entity, body, mesh3d) in &tubes {
+    for (entity, body, mesh3d, hidden) in &tubes {
+        // A hidden cable's mesh asset keeps its last contents (not
+        // rewritten, so not uploaded again); it gets one when it has none.
+        if hidden && mesh3d.is_some() {
+            continue;
+        }
         let Some(&i) = ranges.get(&body.handle) else {
             continue;
         };

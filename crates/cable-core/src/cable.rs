@@ -29,6 +29,17 @@ impl End {
     }
 }
 
+/// A winch order, as the ECS layers' winch components give it: reel the
+/// cable's rest length to `target_length` at `speed`
+/// ([`crate::ParticlePool::set_winch`]).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Winch {
+    /// Rest length to reel to, metres, in (0, 1e7].
+    pub target_length: f32,
+    /// Reeling speed, m/s, in (0, 1e4].
+    pub speed: f32,
+}
+
 /// Physical and render parameters of one cable.
 ///
 /// Units are SI: metres, seconds, metres per second squared. Every field has

@@ -28,7 +28,7 @@ pub mod mesh;
 pub mod pool;
 
 pub use bvh::{Aabb, Bvh};
-pub use cable::{CableDesc, CableHandle, CableParams, End, MAX_COMPLIANCE, TeleportMode};
+pub use cable::{CableDesc, CableHandle, CableParams, End, MAX_COMPLIANCE, TeleportMode, Winch};
 pub use collider::{
     Collider, ColliderHandle, ColliderSet, ContactForce, MAX_KINEMATIC_SPEED, Shape, WorldCollider,
     WorldShape,

@@ -248,6 +248,49 @@ impl ParticlePool {
         self.set_params(handle, p)
     }
 
+    /// Starts, changes or stops a cable's winch, as the winch components
+    /// of the hecs layer and the Bevy plugin do: `Some(w)` is
+    /// [`ParticlePool::reel_to`]`(handle, w.target_length, w.speed)`, `None`
+    /// stops the winch where it is ([`CableParams::reel_speed`] 0; the
+    /// bounds stay).
+    ///
+    /// # Errors
+    /// As [`ParticlePool::reel_to`]; a stale handle also for `None`.
+    ///
+    /// # Example
+    /// ```
+    /// use cable_core::{CableDesc, ParticlePool, Winch};
+    /// use glam::Vec3;
+    ///
+    /// let mut pool = ParticlePool::new();
+    /// let h = pool.add_cable(&CableDesc::line(Vec3::ZERO, Vec3::new(0.0, -10.0, 0.0), 10.0, 20)?)?;
+    /// pool.set_winch(h, Some(Winch { target_length: 12.0, speed: 2.0 }))?; // pay out
+    /// assert_eq!(pool.params(h)?.reel_speed, 2.0);
+    /// pool.set_winch(h, None)?; // and stop
+    /// assert_eq!(pool.params(h)?.reel_speed, 0.0);
+    /// assert_eq!(pool.params(h)?.max_length, Some(12.0));
+    /// # Ok::<(), cable_core::CableError>(())
+    /// ```
+    pub fn set_winch(
+        &mut self,
+        handle: CableHandle,
+        winch: Option<crate::Winch>,
+    ) -> Result<(), CableError> {
+        match winch {
+            Some(w) => self.reel_to(handle, w.target_length, w.speed),
+            None => {
+                let p = *self.params(handle)?;
+                self.set_params(
+                    handle,
+                    CableParams {
+                        reel_speed: 0.0,
+                        ..p
+                    },
+                )
+            }
+        }
+    }
+
     /// Record `i` gained (`by` > 0) or lost (`by` < 0) rows: later cables move.
     pub(super) fn shift_records(&mut self, i: usize, by: isize) {
         let rec = &mut self.cables[i];

@@ -63,16 +63,12 @@ pub struct CableBody {
 }
 
 /// A winch on an entity's cable: reels toward `target_length` metres at
-/// `speed` m/s ([`ParticlePool::reel_to`](cable_core::ParticlePool::reel_to)). Applied when added or changed;
+/// `speed` m/s ([`ParticlePool::set_winch`](cable_core::ParticlePool::set_winch)). Applied when added or changed;
 /// removing it stops the winch where the cable is. A grappling hook is a
 /// rope with its start on the player and a `CableWinch` reeling it in.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct CableWinch {
-    /// Rest length to reel to, metres, in (0, 1e7].
-    pub target_length: f32,
-    /// Reeling speed, m/s, in (0, 1e4].
-    pub speed: f32,
-}
+/// The same type as [`cable_core::Winch`] (the Bevy plugin's `CableWinch`
+/// gives the pool the same order).
+pub type CableWinch = cable_core::Winch;
 
 /// Marks a cable entity the engine does not show this frame (its own
 /// culling decides): the pool is told ([`ParticlePool::set_visible`](cable_core::ParticlePool::set_visible)), and a

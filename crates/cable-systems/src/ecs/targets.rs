@@ -165,19 +165,7 @@ impl Ends<'_, '_> {
         let _ = pool.set_visible(t.handle, hidden.is_none());
         let winch = winch.copied();
         if winch != t.winch {
-            let applied = match winch {
-                Some(w) => pool.reel_to(t.handle, w.target_length, w.speed),
-                None => pool.params(t.handle).copied().and_then(|p| {
-                    pool.set_params(
-                        t.handle,
-                        cable_core::CableParams {
-                            reel_speed: 0.0,
-                            ..p
-                        },
-                    )
-                }),
-            };
-            match applied {
+            match pool.set_winch(t.handle, winch) {
                 Ok(()) => t.winch = winch,
                 Err(e) => self.report.bad_winches.push((entity, e)),
             }
