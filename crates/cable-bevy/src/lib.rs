@@ -48,8 +48,10 @@
 //!    the positions, [`CableTension`] and [`CableStatus`] their readouts,
 //!    [`CableColliderForce`] the contact forces.
 //!
-//! What the plugin refused or repaired on its own is logged (standard
-//! error, once per event) and sent as a [`CableNotice`] message.
+//! What the plugin refused or repaired on its own is logged once per
+//! event, as an error of target `cable_bevy` through `tracing` (Bevy's
+//! `LogPlugin` shows it with Bevy's own log), and sent as a
+//! [`CableNotice`] message.
 //!
 //! In `PostUpdate` ([`CableSystems::Mesh`]), [`CableTube`] meshes are rebuilt
 //! when the [`Assets<Mesh>`] resource exists (an `AssetPlugin`, or the

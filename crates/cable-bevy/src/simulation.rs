@@ -350,7 +350,10 @@ pub struct CableTorn {
     pub segment: usize,
 }
 
-/// Logs what the plugin refused or repaired on its own.
+/// Logs what the plugin refused or repaired on its own, as an error of
+/// target `cable_bevy` through `tracing`: Bevy's `LogPlugin` shows it with
+/// Bevy's own messages (and filters it like them); an app without a
+/// subscriber prints nothing (the [`CableNotice`] messages carry the same).
 pub(crate) fn log_error(message: &str) {
-    eprintln!("{message}");
+    tracing::error!(target: "cable_bevy", "{message}");
 }
