@@ -230,13 +230,16 @@ pub struct CableTube;
 
 /// A winch on the cable: reels its rest length toward `target_length`
 /// metres at `speed` m/s, adding or removing particles at the winch end.
-/// Applied when added or changed; removing it stops the winch where the
-/// cable is. The same order as the hecs layer's `CableWinch`, given to the
-/// pool the same way (`ParticlePool::set_winch`); a cable's
-/// `reel_accel`, `reel_force` and `reel_end` parameters (acceleration and
-/// pulling limits, which end) still apply. An order the pool refuses (a
-/// speed of 0, say) is logged and sent as [`CableNotice::BadWinch`](crate::CableNotice::BadWinch), once
-/// per order.
+/// Applied when added or changed (the same values again are the same
+/// order); removing it stops the winch where the cable is. Once the order
+/// is done (the rest length at the target, the drum still), the winch is
+/// stopped there and the component stays: the cable can fall asleep, and
+/// a force-limited winch then holds (it no longer slips). The same order
+/// as the hecs layer's `CableWinch`, given to the pool the same way
+/// (`ParticlePool::set_winch`); a cable's `reel_accel`, `reel_force` and
+/// `reel_end` parameters (acceleration and pulling limits, which end)
+/// still apply. An order the pool refuses (a speed of 0, a NaN) is logged
+/// and sent as [`CableNotice::BadWinch`](crate::CableNotice::BadWinch), once per order.
 ///
 /// # Example
 /// ```
@@ -272,7 +275,8 @@ impl From<CableWinch> for cable_core::Winch {
 pub struct CableHidden;
 
 /// The tension of each segment of the cable, newtons, written after each
-/// fixed step (0 for a broken segment; tether loads included): what a
+/// fixed step into the cable entities that have one (insert
+/// `CableTension::default()`; empty until the first fixed step) (0 for a broken segment; tether loads included): what a
 /// crane's load cell or a breaking-rope warning reads. Adding it to any
 /// cable entity turns tension tracking on (`Stepper::set_track_tension`,
 /// a little extra work per substep for every cable); removing it from the
@@ -283,7 +287,9 @@ pub struct CableTension {
     pub segments: Vec<f32>,
 }
 
-/// What the solver says of the cable, written after each fixed step.
+/// What the solver says of the cable, written after each fixed step into
+/// the cable entities that have one (insert `CableStatus::default()`; the
+/// plugin does not add it, and it reads zeros until the first fixed step).
 #[derive(Component, Debug, Clone, Copy, PartialEq, Default)]
 pub struct CableStatus {
     /// The cable is asleep: it came to rest and is not simulated until

@@ -252,7 +252,21 @@ pub(crate) fn control_cables(
         }
         let order = winch.map(|w| cable_core::Winch::from(*w));
         let last = sim.winches.get(&body.handle).copied().flatten();
-        if order == last {
+        // Bit for bit, so that an order with a NaN is the same order again.
+        let bits = |o: Option<cable_core::Winch>| {
+            o.map(|w| (w.target_length.to_bits(), w.speed.to_bits()))
+        };
+        if bits(order) == bits(last) {
+            // Done: stopped, so the cable can sleep and steps whole again
+            // (the component stays; a changed order starts it anew).
+            if let Some(w) = order
+                && pool.winch_turns(body.handle).unwrap_or(false)
+                && pool
+                    .winch_reached(body.handle, w.target_length)
+                    .unwrap_or(false)
+            {
+                let _ = pool.set_winch(body.handle, None);
+            }
             continue;
         }
         sim.winches.insert(body.handle, order);

@@ -89,9 +89,14 @@ fn a_winch_component_reels_in_pays_out_and_stops_when_removed() {
         s.rest_length
     );
     assert!(s.particles < start.particles, "{s:?} from {start:?}");
-    // It stops at the target.
+    // It stops at the target, and its winch with it (the component stays),
+    // so the cable no longer turns against its bound every substep.
     run(&mut app, 120);
     assert!((status(&app, rope).rest_length - 3.0).abs() < 1e-3);
+    let body = app.world().get::<CableBody>(rope).expect("body").handle;
+    let sim = app.world().resource::<CableSimulation>();
+    assert!(!sim.pool().winch_turns(body).expect("live"));
+    assert!(app.world().get::<CableWinch>(rope).is_some());
     // A new order pays out at 2 m/s.
     app.world_mut().entity_mut(rope).insert(CableWinch {
         target_length: 4.5,
@@ -107,7 +112,6 @@ fn a_winch_component_reels_in_pays_out_and_stops_when_removed() {
     run(&mut app, 60);
     assert_eq!(status(&app, rope).rest_length, stopped);
     assert!(stopped > 4.0 - 1e-3 && stopped < 4.5, "{stopped}");
-    let body = app.world().get::<CableBody>(rope).expect("body").handle;
     let sim = app.world().resource::<CableSimulation>();
     assert_eq!(sim.pool().params(body).expect("live").reel_speed, 0.0);
 }
@@ -126,6 +130,17 @@ fn a_winch_the_pool_refuses_is_reported_once_and_changes_nothing() {
             },
         ))
         .id();
+    // NaN is never equal to itself: still one order, one notice.
+    let nan = app
+        .world_mut()
+        .spawn((
+            hanging(2.0, 8, 1.0),
+            CableWinch {
+                target_length: f32::NAN,
+                speed: 1.0,
+            },
+        ))
+        .id();
     // Messages live two frames: collect them as they come.
     let mut notices: Vec<CableNotice> = Vec::new();
     for _ in 0..30 {
@@ -141,6 +156,11 @@ fn a_winch_the_pool_refuses_is_reported_once_and_changes_nothing() {
         .filter(|n| matches!(n, CableNotice::BadWinch { entity, .. } if *entity == rope))
         .collect();
     assert_eq!(bad.len(), 1, "{notices:?}");
+    let bad_nan = notices
+        .iter()
+        .filter(|n| matches!(n, CableNotice::BadWinch { entity, .. } if *entity == nan))
+        .count();
+    assert_eq!(bad_nan, 1, "{notices:?}");
     if let CableNotice::BadWinch { error, .. } = bad[0] {
         assert!(error.to_string().contains("speed"), "{error}");
     }
@@ -224,6 +244,32 @@ fn tension_reads_the_weight_below_and_hidden_cables_stop_when_they_may() {
             .positions,
         frozen,
         "shown again, it moves"
+    );
+}
+
+#[test]
+fn a_cable_whose_winch_is_done_falls_asleep_with_the_component_on() {
+    let mut app = app(4.0);
+    let mut cable = hanging(3.0, 12, 1.0);
+    cable.desc.params.sleep_speed = 0.01;
+    cable.desc.params.sleep_delay = 0.5;
+    let rope = app
+        .world_mut()
+        .spawn((
+            cable,
+            CableStatus::default(),
+            CableWinch {
+                target_length: 2.0,
+                speed: 1.0,
+            },
+        ))
+        .id();
+    run(&mut app, 600);
+    let s = status(&app, rope);
+    assert!((s.rest_length - 2.0).abs() < 1e-3, "{s:?}");
+    assert!(
+        s.asleep,
+        "done reeling and damped for 9 s, yet awake: {s:?}"
     );
 }
 

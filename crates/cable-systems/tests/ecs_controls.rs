@@ -73,6 +73,12 @@ fn a_winch_component_reels_the_cable_and_removing_it_stops_there() {
     let l = rest_length(&cables, &world, rope);
     assert!((l - 4.0).abs() < 1e-3, "stopped at {l}, not 4 m");
     assert!(cables.report().is_empty());
+    // Its order done, the winch is stopped though the component stays: it
+    // no longer turns against its bound every substep.
+    let h = world.get::<&CableBody>(rope).expect("spawned").handle;
+    assert!(!cables.pool().winch_turns(h).unwrap());
+    assert_eq!(cables.pool().params(h).unwrap().reel_speed, 0.0);
+    assert!(world.get::<&CableWinch>(rope).is_ok());
 }
 
 #[test]

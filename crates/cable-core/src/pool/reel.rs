@@ -95,6 +95,33 @@ impl ParticlePool {
         Ok(c.params.reel_speed != 0.0 || c.reel_rate != 0.0)
     }
 
+    /// Whether the cable's winch has done an order to reel to
+    /// `target_length` metres: its drum stands still
+    /// ([`ParticlePool::reel_rate`] 0) with the rest length at the target
+    /// (to 10⁻⁶ of it). A winch whose `reel_speed` stays set keeps turning
+    /// against its bound every substep, which keeps the cable awake and
+    /// runs its substeps one at a time: the ECS layers stop a winch whose
+    /// order is done ([`ParticlePool::set_winch`] with `None`).
+    ///
+    /// # Errors
+    /// [`CableError::StaleHandle`] when `handle` names no live cable.
+    pub fn winch_reached(
+        &self,
+        handle: CableHandle,
+        target_length: f32,
+    ) -> Result<bool, CableError> {
+        let c = &self.cables[self.record_index(handle)?];
+        if c.reel_rate != 0.0 {
+            return Ok(false);
+        }
+        let total: f64 = self.rest[c.first..c.first + c.count - 1]
+            .iter()
+            .map(|&r| f64::from(r))
+            .sum();
+        let target = f64::from(target_length);
+        Ok((total - target).abs() <= 1.0e-6 * target)
+    }
+
     /// Turns the cable's winch by one substep of `h` seconds, as the
     /// stepper does between substeps, given the `tension` (N) of the
     /// segment at the winch in the substep just run (read only with

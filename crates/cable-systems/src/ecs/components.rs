@@ -64,7 +64,9 @@ pub struct CableBody {
 
 /// A winch on an entity's cable: reels toward `target_length` metres at
 /// `speed` m/s ([`ParticlePool::set_winch`](cable_core::ParticlePool::set_winch)). Applied when added or changed;
-/// removing it stops the winch where the cable is. A grappling hook is a
+/// removing it stops the winch where the cable is. Once the order is done
+/// (the rest length at the target, the drum still) the winch is stopped
+/// there and the component stays, so the cable can fall asleep. A grappling hook is a
 /// rope with its start on the player and a `CableWinch` reeling it in.
 /// The same type as [`cable_core::Winch`] (the Bevy plugin's `CableWinch`
 /// gives the pool the same order).

@@ -169,6 +169,15 @@ impl Ends<'_, '_> {
                 Ok(()) => t.winch = winch,
                 Err(e) => self.report.bad_winches.push((entity, e)),
             }
+        } else if let Some(w) = winch
+            && pool.winch_turns(t.handle).unwrap_or(false)
+            && pool
+                .winch_reached(t.handle, w.target_length)
+                .unwrap_or(false)
+        {
+            // Done: stopped, so the cable can sleep and steps whole again
+            // (the component stays; a changed order starts it anew).
+            let _ = pool.set_winch(t.handle, None);
         }
     }
 
