@@ -259,13 +259,9 @@ pub(crate) fn control_cables(
         if bits(order) == bits(last) {
             // Done: stopped, so the cable can sleep and steps whole again
             // (the component stays; a changed order starts it anew).
-            if let Some(w) = order
-                && pool.winch_turns(body.handle).unwrap_or(false)
-                && pool
-                    .winch_reached(body.handle, w.target_length)
-                    .unwrap_or(false)
-            {
-                let _ = pool.set_winch(body.handle, None);
+            if let Some(w) = order {
+                // The body is live (`set_visible` just took it).
+                let _ = pool.finish_winch(body.handle, w.target_length);
             }
             continue;
         }

@@ -95,21 +95,44 @@ impl ParticlePool {
         Ok(c.params.reel_speed != 0.0 || c.reel_rate != 0.0)
     }
 
-    /// Whether the cable's winch has done an order to reel to
-    /// `target_length` metres: its drum stands still
-    /// ([`ParticlePool::reel_rate`] 0) with the rest length at the target
-    /// (to 10⁻⁶ of it). A winch whose `reel_speed` stays set keeps turning
-    /// against its bound every substep, which keeps the cable awake and
-    /// runs its substeps one at a time: the ECS layers stop a winch whose
-    /// order is done ([`ParticlePool::set_winch`] with `None`).
+    /// Ends a winch order to reel to `target_length` metres once it is
+    /// done: when the winch turns, its drum stands still
+    /// ([`ParticlePool::reel_rate`] 0) and the rest length is at the target
+    /// (to 10⁻⁶ of it), the winch is stopped there
+    /// ([`ParticlePool::set_winch`] with `None`). Returns whether it
+    /// stopped it. A winch whose `reel_speed` stays set turns against its
+    /// bound every substep, which keeps the cable awake and runs its
+    /// substeps one at a time; the ECS layers call this every frame for a
+    /// cable with a winch component.
     ///
     /// # Errors
     /// [`CableError::StaleHandle`] when `handle` names no live cable.
-    pub fn winch_reached(
-        &self,
+    ///
+    /// # Example
+    /// ```
+    /// use cable_core::{CableDesc, ParticlePool, Winch};
+    /// use glam::Vec3;
+    ///
+    /// let mut pool = ParticlePool::new();
+    /// let h = pool.add_cable(&CableDesc::line(Vec3::ZERO, Vec3::new(0.0, -2.0, 0.0), 2.0, 8)?)?;
+    /// let order = Winch { target_length: 1.5, speed: 1.0 };
+    /// pool.set_winch(h, Some(order))?;
+    /// assert!(!pool.finish_winch(h, order.target_length)?); // not there yet
+    /// for _ in 0..60 {
+    ///     pool.turn_winch(h, 1.0 / 60.0, 0.0)?; // what the stepper does each substep
+    /// }
+    /// assert!(pool.finish_winch(h, order.target_length)?);
+    /// assert!(!pool.winch_turns(h)?);
+    /// # Ok::<(), cable_core::CableError>(())
+    /// ```
+    pub fn finish_winch(
+        &mut self,
         handle: CableHandle,
         target_length: f32,
     ) -> Result<bool, CableError> {
+        if !self.winch_turns(handle)? {
+            return Ok(false);
+        }
         let c = &self.cables[self.record_index(handle)?];
         if c.reel_rate != 0.0 {
             return Ok(false);
@@ -119,7 +142,11 @@ impl ParticlePool {
             .map(|&r| f64::from(r))
             .sum();
         let target = f64::from(target_length);
-        Ok((total - target).abs() <= 1.0e-6 * target)
+        if (total - target).abs() > 1.0e-6 * target {
+            return Ok(false);
+        }
+        self.set_winch(handle, None)?;
+        Ok(true)
     }
 
     /// Turns the cable's winch by one substep of `h` seconds, as the

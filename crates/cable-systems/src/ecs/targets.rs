@@ -169,15 +169,11 @@ impl Ends<'_, '_> {
                 Ok(()) => t.winch = winch,
                 Err(e) => self.report.bad_winches.push((entity, e)),
             }
-        } else if let Some(w) = winch
-            && pool.winch_turns(t.handle).unwrap_or(false)
-            && pool
-                .winch_reached(t.handle, w.target_length)
-                .unwrap_or(false)
-        {
+        } else if let Some(w) = winch {
             // Done: stopped, so the cable can sleep and steps whole again
-            // (the component stays; a changed order starts it anew).
-            let _ = pool.set_winch(t.handle, None);
+            // (the component stays; a changed order starts it anew). The
+            // handle is tracked, hence live: this cannot fail on it.
+            let _ = pool.finish_winch(t.handle, w.target_length);
         }
     }
 
