@@ -256,6 +256,60 @@ pub fn segment_segment<L: Lane>(p: V3<L>, d1: V3<L>, q: V3<L>, d2: V3<L>) -> (L,
     (sg, u)
 }
 
+/// What a cable segment passing through `shape` must cross on the way
+/// ([`core_of`]): a fixed segment, or a ball's diameter across the
+/// segment's own sweep.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Core {
+    /// A fixed segment ([`core_segment`]).
+    Segment(Vec3, Vec3),
+    /// A ball of this centre and radius: per lane, its diameter along the
+    /// normal of the segment's sweep.
+    Ball(Vec3, f32),
+}
+
+impl Core {
+    /// Per lane, the core a segment moving from `a0`–`b0` to `a1`–`b1`
+    /// must cross to pass through the shape, as a start and a direction.
+    /// A ball's is its diameter along `(b0 − a0) × (m1 − m0)` (m the
+    /// segment's midpoint), the normal of the surface the segment sweeps:
+    /// that diameter pierces the surface exactly when the segment swept
+    /// over the ball's centre. A segment moving along itself sweeps no
+    /// surface and gets a core of zero length, which it never crosses.
+    #[inline(always)]
+    #[must_use]
+    pub fn lanes<L: Lane>(self, a0: V3<L>, b0: V3<L>, a1: V3<L>, b1: V3<L>) -> (V3<L>, V3<L>) {
+        match self {
+            Core::Segment(p, q) => (v::<L>(p), v::<L>(q - p)),
+            Core::Ball(c, r) => {
+                let e = b0 - a0;
+                let m = (a1 + b1) - (a0 + b0);
+                let n = e.cross(m);
+                let len2 = n.length_squared();
+                // Below this the sweep has no normal worth the name (a
+                // segment moving along itself, or not at all).
+                let some = s::<L>(1.0e-20).lt(len2) & len2.finite();
+                let k = s::<L>(r) / L::select(some, len2.sqrt(), s::<L>(1.0));
+                let half = V3::select(some, n.scale(k), V3::zero());
+                (v::<L>(c) - half, half + half)
+            }
+        }
+    }
+}
+
+/// The core a cable crossing `shape` must cross ([`Core`]): a capsule's
+/// axis or a bar's long axis ([`core_segment`]), or a ball (its diameter
+/// across each segment's sweep, so that a ball smaller than a segment
+/// cannot slip between two particles). `None` for planes and for boxes
+/// other than bars.
+#[must_use]
+pub fn core_of(shape: &WorldShape) -> Option<Core> {
+    match *shape {
+        WorldShape::Sphere { center, radius } => Some(Core::Ball(center, radius)),
+        _ => core_segment(shape).map(|(p, q)| Core::Segment(p, q)),
+    }
+}
+
 /// A segment inside `shape` that a cable crossing the shape must cross
 /// too, for the shapes a cable segment can pass through without either
 /// end touching them: a capsule's axis, a bar's long axis (a box whose
@@ -304,6 +358,7 @@ pub fn core_segment(shape: &WorldShape) -> Option<(Vec3, Vec3)> {
 /// `((b − a) × (p − a)) · (q − p)` is quadratic in time, and at each of its
 /// roots in [0, 1] the segments must meet (closest points within 10⁻⁴ of
 /// their lengths plus a metre).
+#[cfg(test)]
 #[inline(always)]
 pub fn crosses_segment<L: Lane>(
     a0: V3<L>,
@@ -313,9 +368,24 @@ pub fn crosses_segment<L: Lane>(
     p: Vec3,
     q: Vec3,
 ) -> L::M {
+    // `q − p` once, then in every lane: the bits of the lane-wise form.
+    crosses_segment_l(a0, b0, a1, b1, v::<L>(p), v::<L>(q - p))
+}
+
+/// `crosses_segment` (its one-core form, kept for the tests) with a core
+/// that differs per lane: the fixed
+/// segment `pv + t·d`, t in [0, 1] (a ball's diameter across each lane's
+/// segment sweep, [`Core::lanes`]). A core of zero length is never crossed.
+#[inline(always)]
+pub fn crosses_segment_l<L: Lane>(
+    a0: V3<L>,
+    b0: V3<L>,
+    a1: V3<L>,
+    b1: V3<L>,
+    pv: V3<L>,
+    d: V3<L>,
+) -> L::M {
     let (zero, one) = (s::<L>(0.0), s::<L>(1.0));
-    let d = v::<L>(q - p);
-    let pv = v::<L>(p);
     let e0 = b0 - a0;
     let de = (b1 - a1) - e0;
     let w0 = pv - a0;

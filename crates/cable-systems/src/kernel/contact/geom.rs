@@ -3,8 +3,8 @@
 //! and the side memory's "which side did it come from" tests.
 
 use crate::kernel::lane::{Bounds, Lane, M3, Mask, V3};
-use crate::kernel::narrow::{crosses_segment, segment_contact_l, support_gap};
-use crate::kernel::store::Store;
+use crate::kernel::narrow::{Core, crosses_segment_l, segment_contact_l, support_gap};
+use crate::kernel::store::{Block, Store};
 use cable_core::{Aabb, WorldCollider, WorldShape};
 use glam::Vec3;
 
@@ -230,7 +230,7 @@ pub(super) fn same<L: Lane>(a: V3<L>, b: V3<L>) -> L::M {
 #[inline(always)]
 pub(super) fn lost<L: Lane>(
     col: &WorldCollider,
-    (p, q): (Vec3, Vec3),
+    core: Core,
     m: L::M,
     r: L,
     (a0, b0): (V3<L>, V3<L>),
@@ -251,6 +251,30 @@ pub(super) fn lost<L: Lane>(
     let zero = s::<L>(0.0);
     let (_, phi0, came) = segment_contact_l(&col.shape, a0, b0);
     let (_, phi, _) = segment_contact_l(&col.shape, a, b);
-    let lost = m & (crosses_segment(a0, b0, a, b, p, q) | (phi.lt(zero) & zero.le(phi0)));
+    let (p, d) = core.lanes(a0, b0, a, b);
+    let lost = m & (crosses_segment_l(a0, b0, a, b, p, d) | (phi.lt(zero) & zero.le(phi0)));
     (lost, came)
+}
+
+/// Per lane, the longest of the segments `lo..hi` as they are now (a
+/// torn one counts for nothing), metres: whether a ball is thin enough to
+/// pass between two particles ([`super::Contacts::find`]).
+#[inline(always)]
+pub(super) fn longest_segment<L: Lane, S: Store<L>>(
+    st: &S,
+    b: &Block<L>,
+    (lo, hi): (usize, usize),
+) -> L {
+    let mut longest = L::splat(0.0);
+    if lo >= hi {
+        return longest;
+    }
+    let mut a = st.pos(lo);
+    for i in lo..hi {
+        let next = st.pos(i + 1);
+        let l = (next - a).length().keep(st.segment_on(i, b.soft));
+        longest = longest.max(l);
+        a = next;
+    }
+    longest
 }

@@ -32,8 +32,9 @@
 //!    segment ([`cable_core::ParticlePool::break_segment`]) takes part in
 //!    no segment contact, sweep or un-crossing ([`Store::segment_on`]):
 //!    its two ends are ends of two pieces, not a piece of cable between. Around a
-//!    shape with a core (a capsule's axis, a bar's long axis,
-//!    [`crate::kernel::narrow::core_segment`]), a segment whose motion since the
+//!    shape with a core (a capsule's axis, a bar's long axis, a ball's
+//!    diameter across the segment's sweep,
+//!    [`crate::kernel::narrow::core_of`]), a segment whose motion since the
 //!    last pass went over the core, or whose centre line entered the
 //!    shape, is put back on the side it came from (`Contacts::uncross`),
 //!    so a cable wrapped on a rod slides around it instead of through.
@@ -56,7 +57,7 @@ use glam::Vec3;
 
 use crate::kernel::lane::{Bounds, Lane, Mask, V3};
 use crate::kernel::narrow::{
-    core_segment, point_contact_l, segment_contact_l, support_gap, sweep_point_l,
+    Core, core_of, point_contact_l, segment_contact_l, support_gap, sweep_point_l,
 };
 use crate::kernel::store::{Block, Store};
 use crate::simd::Wide;
@@ -70,8 +71,8 @@ mod shape;
 mod tests;
 
 use geom::{
-    NONE, axis_bounds, axis_normal, carried, few_groups, lost, plane_near, row_in, s, same, seg_in,
-    seg_span, tag, union_of,
+    NONE, axis_bounds, axis_normal, carried, few_groups, longest_segment, lost, plane_near, row_in,
+    s, same, seg_in, seg_span, tag, union_of,
 };
 use shape::{All, Lanes, Load, OneGroup, View, shape_pass, sides_on};
 
@@ -159,7 +160,7 @@ pub struct Contacts<L: Lane> {
     side: Vec<V3<L>>,
     /// Where the last contact pass left each particle (at the first pass:
     /// where the substep started), kept only when some candidate has a
-    /// core ([`core_segment`]): a segment whose motion since then passed
+    /// core ([`core_of`]): a segment whose motion since then passed
     /// over the core went through the shape.
     last: Vec<V3<L>>,
     /// `last` still holds the substep's previous positions (no contact
@@ -167,6 +168,11 @@ pub struct Contacts<L: Lane> {
     /// the collider carried them, so the side they came from is relative
     /// to it.
     last_is_prev: bool,
+    /// Per candidate: its core ([`core_of`]), when it has one this
+    /// substep. A ball has one only when it is thinner than two of the
+    /// segments near it ([`longest_segment`]): a bigger ball cannot pass
+    /// between two particles, and the particle sweeps catch it.
+    core: Vec<Option<Core>>,
     /// Some candidate has a core.
     cores: bool,
     /// Some candidate is not a plane: the sweeps and the row-level broad
@@ -318,10 +324,24 @@ impl<L: Lane> Contacts<L> {
         // AVX2 copies of them and of `uncross` took the crate's release
         // build from 80 s to 150 s for no gain the contact bench could see.
         self.remember_sides(st, world, margin);
-        self.cores = self
-            .cands
-            .iter()
-            .any(|&k| core_segment(&world[k as usize].shape).is_some());
+        self.core.clear();
+        for (ci, &k) in self.cands.iter().enumerate() {
+            let shape = &world[k as usize].shape;
+            let core = match *shape {
+                WorldShape::Sphere { radius, .. } => {
+                    // The segments of the rows near the ball only.
+                    let (lo, hi) = self.span[ci];
+                    let l = longest_segment(st, b, seg_span(lo, hi, n));
+                    (s::<L>(radius).lt(l) & self.cand_m[ci])
+                        .any()
+                        .then(|| core_of(shape))
+                        .flatten()
+                }
+                _ => core_of(shape),
+            };
+            self.core.push(core);
+        }
+        self.cores = self.core.iter().any(Option::is_some);
         self.last.clear();
         if self.cores {
             self.last.extend((0..n).map(|i| st.prev(i)));
@@ -631,7 +651,7 @@ impl<L: Lane> Contacts<L> {
                 }
             } else {
                 let (wide, cm) = (self.wide, self.cand_m[ci]);
-                let core = core_segment(&col.shape);
+                let core = self.core[ci];
                 // A shape with a core near a few cables of a wide block: its
                 // un-crossing on their lane groups only, as its pass below.
                 let uncross = |this: &mut Self, st: &mut S| {
@@ -744,7 +764,7 @@ impl<L: Lane> Contacts<L> {
         b: &Block<L>,
         col: &WorldCollider,
         ci: usize,
-        core: (Vec3, Vec3),
+        core: Core,
         lanes: P,
     ) {
         let zero = s::<P::G>(0.0);
