@@ -30,6 +30,7 @@ struct RawScene {
     damping: Option<f64>,
     friction: Option<f64>,
     solver: Option<Loose>,
+    cable_collision: Option<bool>,
     cables: Vec<Obj<RawCable>>,
     colliders: Option<Vec<StrictValue>>,
 }
@@ -153,6 +154,7 @@ impl Scene {
                 None => d.solver,
                 Some(v) => solver("scene.solver", &v)?,
             },
+            cable_collision: raw.cable_collision.unwrap_or(d.cable_collision),
         };
         params
             .validate()

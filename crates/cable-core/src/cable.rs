@@ -4,6 +4,7 @@
 use glam::Vec3;
 
 use crate::error::{CableError, check_finite, check_vec3};
+use crate::groups::CollisionGroups;
 pub use crate::handle::CableHandle;
 
 /// One of the two ends of a cable.
@@ -161,6 +162,10 @@ pub struct CableParams {
     /// What a teleport does to the cable: move it rigidly with the
     /// attachment, or lay it straight anew. Default [`TeleportMode::Move`].
     pub teleport_mode: TeleportMode,
+    /// Which cables this one collides with when cable–cable contact is
+    /// on (`cable_systems::SolverParams::cable_collision`). Default
+    /// [`CollisionGroups::ALL`]: every cable, itself included.
+    pub collision_groups: CollisionGroups,
 }
 
 /// What a cable does when its attachment teleports
@@ -217,6 +222,7 @@ impl Default for CableParams {
             teleport_distance: None,
             teleport_rotation: None,
             teleport_mode: TeleportMode::Move,
+            collision_groups: CollisionGroups::ALL,
         }
     }
 }

@@ -22,6 +22,7 @@ pub mod bvh;
 pub mod cable;
 pub mod collider;
 pub mod error;
+pub mod groups;
 pub mod handle;
 pub mod limits;
 pub mod mesh;
@@ -34,9 +35,10 @@ pub use collider::{
     WorldShape,
 };
 pub use error::CableError;
+pub use groups::CollisionGroups;
 pub use limits::{MAX_COORDINATE, MAX_SEGMENTS, MIN_SEGMENT_LENGTH};
 pub use pool::{
     CableMut, CableRef, Columns, DEFAULT_PARTICLE_BUDGET, HeldRead, MAX_STATE_COORDINATE,
-    NO_ANCHOR, PAR_GRAIN, ParticlePool, ParticleState, Reclaimed, RowConst, SetupMismatch,
-    StateHolder, discrete_curvature,
+    NO_ANCHOR, PAR_GRAIN, ParticlePool, ParticleState, PoolRows, Reclaimed, RowConst, RowsCable,
+    SetupMismatch, StateHolder, discrete_curvature,
 };

@@ -12,7 +12,8 @@
 //!   use; [`socket`]: transforms on a cable; [`snapshot`]: lock-free render
 //!   hand-off;
 //! - [`query`]: ray casts and closest points against the cables' tubes;
-//! - [`tension`]: segment tension and breaking;
+//! - [`tension`]: segment tension and breaking; [`between`]: contact
+//!   between cables (`SolverParams::cable_collision`);
 //! - `ecs` (feature `hecs`, on by default): cables, attachments and targets
 //!   as hecs entities;
 //! - `save` (feature `serde`, on by default): save and restore the pool and
@@ -49,6 +50,7 @@
 #![cfg_attr(test, allow(clippy::unwrap_used))]
 
 #[cfg(feature = "hecs")]
+pub mod between;
 pub mod ecs;
 pub mod events;
 pub mod frame;

@@ -40,6 +40,12 @@ pub struct SolverParams {
     /// How each iteration solves the distance constraints. Default
     /// [`Solver::GaussSeidel`].
     pub solver: Solver,
+    /// Cables collide with each other and with themselves: segment against
+    /// segment, at the sum of the two cables' radii, with friction
+    /// ([`crate::between`]; the scene's `cable_collision`). Which cables
+    /// collide is chosen per cable by
+    /// [`cable_core::CableParams::collision_groups`]. Default false.
+    pub cable_collision: bool,
 }
 
 /// How each solver iteration solves a cable's distance constraints (the
@@ -102,6 +108,7 @@ impl Default for SolverParams {
             damping: 0.0,
             friction: 0.0,
             solver: Solver::GaussSeidel,
+            cable_collision: false,
         }
     }
 }

@@ -197,6 +197,7 @@ fn check_solver(saved: &SolverParams, scene: &SolverParams) -> Result<(), SetupM
         damping,
         friction,
         solver,
+        cable_collision,
     } = *saved;
     let num = |field: &str, a: f32, b: f32| {
         if a.to_bits() == b.to_bits() {
@@ -237,6 +238,13 @@ fn check_solver(saved: &SolverParams, scene: &SolverParams) -> Result<(), SetupM
             "params.solver",
             solver.name(),
             scene.solver.name(),
+        ));
+    }
+    if cable_collision != scene.cable_collision {
+        return Err(SetupMismatch::new(
+            "params.cable_collision",
+            cable_collision.to_string(),
+            scene.cable_collision.to_string(),
         ));
     }
     Ok(())

@@ -104,6 +104,18 @@ impl Shown for crate::End {
     }
 }
 
+impl Shown for crate::CollisionGroups {
+    fn shown(&self) -> String {
+        format!(
+            "{{ memberships: {:#x}, filter: {:#x} }}",
+            self.memberships, self.filter
+        )
+    }
+    fn same(&self, other: &Self) -> bool {
+        self == other
+    }
+}
+
 impl Shown for TeleportMode {
     fn shown(&self) -> String {
         format!("{self:?}").to_lowercase()
@@ -214,6 +226,7 @@ fn check_params(
         teleport_distance: _,
         teleport_rotation: _,
         teleport_mode: _,
+        collision_groups: _,
     } = *a;
     fields!(
         gravity_scale,
@@ -240,6 +253,7 @@ fn check_params(
         teleport_distance,
         teleport_rotation,
         teleport_mode,
+        collision_groups,
     );
     // The stepper stops a winch the particle budget cannot feed (its
     // `reel_speed` becomes 0, `stop_winch`): that is a run of the scene

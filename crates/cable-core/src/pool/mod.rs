@@ -17,6 +17,7 @@
 //! | `lent`, `lending` | the state columns a layout may hold between frames |
 //! | `sleep` | sleeping cables and waking them |
 //! | `reel` | the winch: paying out and reeling in |
+//! | `rows` | every cable's rows at once, for passes that couple cables |
 //! | `check` | invariant checks (`ParticlePool::validate`) |
 //! | `matching` | whether a restored pool is a run of a given scene |
 //! | `save` | serialisation (feature `serde`) |
@@ -36,6 +37,7 @@ mod matching;
 mod motion;
 mod reel;
 mod revisions;
+mod rows;
 #[cfg(feature = "serde")]
 mod save;
 mod sleep;
@@ -47,6 +49,7 @@ pub use check::MAX_STATE_COORDINATE;
 pub use columns::{CableMut, Columns, IntoCables, PAR_GRAIN};
 pub use lent::{HeldRead, ParticleState, Reclaimed, StateHolder};
 pub use matching::SetupMismatch;
+pub use rows::{PoolRows, RowsCable};
 pub use store::{
     DEFAULT_PARTICLE_BUDGET, NO_ANCHOR, ParticlePool, RowConst, WAKE_MARGIN, discrete_curvature,
 };

@@ -173,6 +173,8 @@ impl ParticlePool {
             garbage_rows,
             dead_records,
             budget: s.budget,
+            rows_scratch: Vec::new(),
+            moved_scratch: Vec::new(),
             colliders: s.colliders,
             revisions: Revisions::fresh(),
             sleepy: 0,

@@ -286,6 +286,11 @@ pub struct ParticlePool {
     pub(super) sleepy: usize,
     /// Live cables asleep.
     pub(super) sleeping: usize,
+    /// Scratch of [`ParticlePool::edit_rows`], kept so that a warm pass
+    /// allocates nothing.
+    pub(super) rows_scratch: Vec<super::rows::RowsCable>,
+    /// Scratch of [`ParticlePool::edit_rows`]: the cables a pass moved.
+    pub(super) moved_scratch: Vec<u32>,
 }
 
 impl Default for ParticlePool {
@@ -321,6 +326,8 @@ impl ParticlePool {
             revisions: Revisions::fresh(),
             sleepy: 0,
             sleeping: 0,
+            rows_scratch: Vec::new(),
+            moved_scratch: Vec::new(),
         }
     }
 

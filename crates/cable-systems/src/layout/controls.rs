@@ -123,12 +123,18 @@ impl LayoutState {
             }
         }
         self.plain_at = None;
-        if breakable || reeling {
-            // Segments break and winches turn between substeps: one
-            // substep at a time (breaking first: it reads the multipliers
-            // of the substep, indexed by the particles before reeling).
+        let between = params.cable_collision && stages.collide;
+        if breakable || reeling || between {
+            // Cables meet, segments break and winches turn between
+            // substeps: one substep at a time (contact between cables
+            // first, on the substep's positions; then breaking: it reads
+            // the multipliers of the substep, indexed by the particles
+            // before reeling).
             for _ in 0..n {
                 self.advance_unbroken(layout, pool, params, 1, stages);
+                if between {
+                    self.between.solve(pool, params);
+                }
                 if breakable {
                     crate::tension::break_overloaded(
                         pool,

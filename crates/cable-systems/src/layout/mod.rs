@@ -189,6 +189,9 @@ pub struct LayoutState {
     /// frame of one substep would otherwise pay each time (a visible part
     /// of such a frame with many cables).
     plain_at: Option<(u64, u64)>,
+    /// Contact between cables, after every substep when
+    /// [`SolverParams::cable_collision`] is on.
+    pub(crate) between: crate::between::CableCollision,
 }
 
 impl LayoutState {
