@@ -49,8 +49,8 @@
 #![warn(clippy::unwrap_used)]
 #![cfg_attr(test, allow(clippy::unwrap_used))]
 
-#[cfg(feature = "hecs")]
 pub mod between;
+#[cfg(feature = "hecs")]
 pub mod ecs;
 pub mod events;
 pub mod frame;
