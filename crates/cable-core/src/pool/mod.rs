@@ -49,7 +49,8 @@ pub use check::MAX_STATE_COORDINATE;
 pub use columns::{CableMut, Columns, IntoCables, PAR_GRAIN};
 pub use lent::{HeldRead, ParticleState, Reclaimed, StateHolder};
 pub use matching::SetupMismatch;
-pub use rows::{PoolRows, RowsCable};
+pub use rows::PoolRows;
 pub use store::{
-    DEFAULT_PARTICLE_BUDGET, NO_ANCHOR, ParticlePool, RowConst, WAKE_MARGIN, discrete_curvature,
+    DEFAULT_PARTICLE_BUDGET, NO_ANCHOR, ParticlePool, RowConst, RowsCable, WAKE_MARGIN,
+    discrete_curvature,
 };

@@ -3,8 +3,7 @@
 
 use glam::Vec3;
 
-use super::store::{ParticlePool, RowConst};
-use crate::cable::CableParams;
+use super::store::{ParticlePool, RowConst, RowsCable};
 
 /// Every live cable's particle rows at once, in row order (the pool
 /// compacted: cable `k`'s rows follow cable `k − 1`'s), given to the
@@ -29,22 +28,6 @@ pub struct PoolRows<'a> {
     /// (`false` for a hidden cable that skips updates).
     pub cables: &'a [RowsCable],
     moved: &'a mut Vec<u32>,
-}
-
-/// One cable of [`PoolRows`].
-#[derive(Debug, Clone, Copy)]
-pub struct RowsCable {
-    /// First row.
-    pub first: usize,
-    /// Number of rows (particles).
-    pub count: usize,
-    /// The cable's parameters.
-    pub params: CableParams,
-    /// The cable is simulated, or sleeps (a pass may move it, which wakes
-    /// it); false for a hidden cable that skips updates.
-    pub present: bool,
-    /// The cable is awake (simulated now, unless hidden and skipped).
-    pub awake: bool,
 }
 
 impl PoolRows<'_> {

@@ -288,7 +288,7 @@ pub struct ParticlePool {
     pub(super) sleeping: usize,
     /// Scratch of [`ParticlePool::edit_rows`], kept so that a warm pass
     /// allocates nothing.
-    pub(super) rows_scratch: Vec<super::rows::RowsCable>,
+    pub(super) rows_scratch: Vec<RowsCable>,
     /// Scratch of [`ParticlePool::edit_rows`]: the cables a pass moved.
     pub(super) moved_scratch: Vec<u32>,
 }
@@ -460,3 +460,20 @@ impl Iterator for LiveHandles<'_> {
 }
 
 impl ExactSizeIterator for LiveHandles<'_> {}
+
+/// One cable of [`super::PoolRows`] (defined here, beside the pool
+/// that keeps a buffer of them).
+#[derive(Debug, Clone, Copy)]
+pub struct RowsCable {
+    /// First row.
+    pub first: usize,
+    /// Number of rows (particles).
+    pub count: usize,
+    /// The cable's parameters.
+    pub params: CableParams,
+    /// The cable is simulated, or sleeps (a pass may move it, which wakes
+    /// it); false for a hidden cable that skips updates.
+    pub present: bool,
+    /// The cable is awake (simulated now, unless hidden and skipped).
+    pub awake: bool,
+}
