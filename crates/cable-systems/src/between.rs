@@ -331,17 +331,9 @@ impl CableCollision {
             if closing >= 0.0 {
                 continue;
             }
-            let inv = rows.inv_mass;
-            let w = [
-                inv[a] * (1.0 - s),
-                inv[a + 1] * s,
-                inv[b] * (1.0 - t),
-                inv[b + 1] * t,
-            ];
-            let wsum = w[0] * (1.0 - s) + w[1] * s + w[2] * (1.0 - t) + w[3] * t;
-            if wsum <= 0.0 || !wsum.is_finite() {
+            let Some((w, wsum)) = weights(rows.inv_mass, (a, b), (s, t)) else {
                 continue;
-            }
+            };
             // Moving `then` by −closing·n along the normal zeroes it.
             let k = p.n * (closing / wsum);
             for (row, m) in [(a, w[0]), (a + 1, w[1]), (b, -w[2]), (b + 1, -w[3])] {
@@ -406,6 +398,21 @@ fn closest(a0: Vec3, a1: Vec3, b0: Vec3, b1: Vec3) -> (f32, f32, Vec3) {
     (s, t, d)
 }
 
+/// How a relative move of the closest points at `s` and `t` along
+/// segments `a`–`a + 1` and `b`–`b + 1` is shared: each particle's weight
+/// (inverse mass × its share of the closest point) and their sum, the
+/// pair's generalised inverse mass; `None` when nothing can move.
+fn weights(inv: &[f32], (a, b): (usize, usize), (s, t): (f32, f32)) -> Option<([f32; 4], f32)> {
+    let w = [
+        inv[a] * (1.0 - s),
+        inv[a + 1] * s,
+        inv[b] * (1.0 - t),
+        inv[b + 1] * t,
+    ];
+    let wsum = w[0] * (1.0 - s) + w[1] * s + w[2] * (1.0 - t) + w[3] * t;
+    (wsum > 0.0 && wsum.is_finite()).then_some((w, wsum))
+}
+
 /// The moves of one pair's four particles in one pass: apart along the
 /// pair's normal to the sum of the radii, and friction on the closest
 /// points' relative sliding since the substep started.
@@ -420,16 +427,9 @@ fn push(p: &Pair, segs: &[Seg], pos: &[Vec3], prev: &[Vec3], inv: &[f32]) -> Pus
     if gap >= 0.0 {
         return Push::default();
     }
-    let w = [
-        inv[a] * (1.0 - s),
-        inv[a + 1] * s,
-        inv[b] * (1.0 - t),
-        inv[b + 1] * t,
-    ];
-    let wsum = w[0] * (1.0 - s) + w[1] * s + w[2] * (1.0 - t) + w[3] * t;
-    if wsum <= 0.0 || !wsum.is_finite() {
+    let Some((w, wsum)) = weights(inv, (a, b), (s, t)) else {
         return Push::default();
-    }
+    };
     // The relative move of the closest points: apart along the normal...
     let mut m = p.n * -gap;
     // ...and against their sliding since the substep started (Coulomb:
