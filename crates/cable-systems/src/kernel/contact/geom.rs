@@ -3,7 +3,9 @@
 //! and the side memory's "which side did it come from" tests.
 
 use crate::kernel::lane::{Bounds, Lane, M3, Mask, V3};
-use crate::kernel::narrow::{Core, crosses_segment_l, segment_contact_l, support_gap};
+use crate::kernel::narrow::{
+    Core, crosses_segment_l, segment_contact_from_l, segment_contact_l, support_gap,
+};
 use crate::kernel::store::{Block, Store};
 use cable_core::{Aabb, WorldCollider, WorldShape};
 use glam::Vec3;
@@ -217,6 +219,18 @@ pub(super) fn keep_side<L: Lane>(
     )
 }
 
+/// Per lane, `came` where it is known (not zero), else the direction of
+/// `back` (the way back along a piece's motion), else zero: which way a
+/// piece on a shape's centre or core leaves.
+#[inline(always)]
+pub(super) fn or_back<L: Lane>(came: V3<L>, back: V3<L>) -> V3<L> {
+    let zero = s::<L>(0.0);
+    let known = !(came.x.eq(zero) & came.y.eq(zero) & came.z.eq(zero));
+    let rcp = s::<L>(1.0) / back.length();
+    let moved = rcp.finite() & zero.lt(rcp);
+    V3::select(known, came, V3::select(moved, back.scale(rcp), V3::zero()))
+}
+
 /// Lanes where `a` and `b` are the same point.
 #[inline(always)]
 pub(super) fn same<L: Lane>(a: V3<L>, b: V3<L>) -> L::M {
@@ -249,7 +263,10 @@ pub(super) fn lost<L: Lane>(
         return none;
     }
     let zero = s::<L>(0.0);
-    let (_, phi0, came) = segment_contact_l(&col.shape, a0, b0);
+    // A segment that lay across the core at the last pass has no normal
+    // there: it came from where its motion since points away from.
+    let back = || or_back(V3::zero(), (a0 - a) + (b0 - b));
+    let (_, phi0, came) = segment_contact_from_l(&col.shape, a0, b0, back);
     let (_, phi, _) = segment_contact_l(&col.shape, a, b);
     let (p, d) = core.lanes(a0, b0, a, b);
     let lost = m & (crosses_segment_l(a0, b0, a, b, p, d) | (phi.lt(zero) & zero.le(phi0)));

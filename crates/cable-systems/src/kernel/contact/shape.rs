@@ -4,9 +4,13 @@
 //! ([`sides_on`]), and a collider's contact load ([`Load`], for the
 //! contact forces of `load.rs`).
 
-use super::geom::{carried, contains, grown, keep_side, overlap, row_in, s, seg_in, seg_span};
+use super::geom::{
+    carried, contains, grown, keep_side, or_back, overlap, row_in, s, seg_in, seg_span,
+};
 use crate::kernel::lane::{Bounds, Lane, Mask, V3};
-use crate::kernel::narrow::{point_contact_l, segment_contact_l};
+use crate::kernel::narrow::{
+    point_contact_from_l, point_contact_l, segment_contact_from_l, segment_contact_l,
+};
 use crate::kernel::store::Store;
 use cable_core::WorldCollider;
 use glam::Vec3;
@@ -59,6 +63,8 @@ pub(super) trait ShapeRows<G: Lane> {
     fn rows(&self) -> usize;
     /// Position of row `i`.
     fn pos(&self, i: usize) -> V3<G>;
+    /// Previous position of row `i`.
+    fn prev(&self, i: usize) -> V3<G>;
     /// Sets the position of row `i`.
     fn set_pos(&mut self, i: usize, p: V3<G>);
     /// Inverse mass of row `i`.
@@ -170,6 +176,10 @@ impl<L: Lane, S: Store<L>, P: Lanes<L>> ShapeRows<P::G> for View<'_, L, S, P> {
         self.lanes.v3(self.st.pos(i))
     }
     #[inline(always)]
+    fn prev(&self, i: usize) -> V3<P::G> {
+        self.lanes.v3(self.st.prev(i))
+    }
+    #[inline(always)]
     fn set_pos(&mut self, i: usize, p: V3<P::G>) {
         let mut row = self.st.pos(i);
         self.lanes.set3(&mut row, p);
@@ -246,8 +256,11 @@ pub(super) fn shape_pass<G: Lane, V: ShapeRows<G>>(
         if m.none() {
             continue;
         }
-        let (phi, nrm) = point_contact_l(&col.shape, p);
-        let (phi, nrm) = keep_side(&col.shape, p, phi, nrm, v.side(i));
+        let came = v.side(i);
+        // On the core: out the side it started on, or against its motion.
+        let back = || or_back(came, carried(col, v.prev(i)) - p);
+        let (phi, nrm) = point_contact_from_l(&col.shape, p, back);
+        let (phi, nrm) = keep_side(&col.shape, p, phi, nrm, came);
         let hit = m & phi.lt(r);
         if hit.any() {
             let dp = nrm.scale(r - phi);
@@ -269,9 +282,14 @@ pub(super) fn shape_pass<G: Lane, V: ShapeRows<G>>(
         if m.none() {
             continue;
         }
-        let (t, phi, nrm) = segment_contact_l(&col.shape, a, bq);
+        let came = v.side(n + i);
+        let back = || {
+            let (a0, b0) = (carried(col, v.prev(i)), carried(col, v.prev(i + 1)));
+            or_back(came, (a0 - a) + (b0 - bq))
+        };
+        let (t, phi, nrm) = segment_contact_from_l(&col.shape, a, bq, back);
         let at = a + (bq - a).scale(t);
-        let (phi, nrm) = keep_side(&col.shape, at, phi, nrm, v.side(n + i));
+        let (phi, nrm) = keep_side(&col.shape, at, phi, nrm, came);
         let hit = m & phi.lt(r);
         if hit.none() {
             continue;
