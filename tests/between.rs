@@ -1,10 +1,10 @@
 //! Contact between cables (`SolverParams::cable_collision`, the scene's
 //! `cable_collision`): checked with geometry written here, independently
 //! of the solver: a coil dropped on the ground does not pass through
-//! itself, ropes driven into each other at 1 and 2 m/s do not pass,
-//! collision groups opt cables out, and every layout and thread count
-//! gives the same bits. Open (issue 43, ignored here): a rope dropped
-//! across another staying on it, and ropes driven into each other at 5 to
+//! itself, a rope dropped across a pinned rope comes to rest on it, ropes
+//! driven into each other at 1 to 7 m/s do not pass, collision groups opt
+//! cables out, and every layout and thread count gives the same bits.
+//! Open (issue 43, ignored here): ropes driven into each other at 10 to
 //! 20 m/s.
 
 use cable::systems::Layout;
@@ -85,12 +85,10 @@ fn drop_across(on: bool, layout: Layout, threads: usize) -> (Vec<Vec3>, Vec<Vec3
     (line(&pool, a), line(&pool, b))
 }
 
-/// Open (issue 43): the dropped rope lands on the pinned one (they
-/// touch at two radii) but does not stay: 4 s later its middle is 7.6 m
-/// below. What fails is the squeeze described at
-/// `ropes_driven_into_each_other_at_5_to_20_m_per_s_do_not_pass`.
+/// It held its place once the contact's friction was capped by the
+/// pair's whole push over the substep rather than by the last pass's
+/// (smaller) one: before, the rope slid off lengthwise.
 #[test]
-#[ignore = "open in issue 43: a rope dropped across a pinned rope does not stay on it"]
 fn a_rope_dropped_across_a_pinned_rope_comes_to_rest_on_it() {
     let (a, b) = drop_across(true, Layout::Lanes8, 2);
     let r = 0.03;
@@ -103,8 +101,15 @@ fn a_rope_dropped_across_a_pinned_rope_comes_to_rest_on_it() {
         mb.y - ma.y,
         1.5 * r
     );
-    // It rests: it did not fall past the pinned rope.
-    assert!(b.iter().all(|p| p.y > ma.y - 0.5), "the rope fell away");
+    // It hangs over the pinned rope, not off it: its 0.8 m halves reach
+    // no lower than their length below the pinned rope's middle (plus
+    // 10 % for stretch and sag).
+    let lowest = b.iter().map(|p| p.y).fold(f32::INFINITY, f32::min);
+    assert!(
+        lowest > ma.y - 0.88,
+        "the rope fell away: its lowest point is {:.3} m below the pinned rope's middle",
+        ma.y - lowest
+    );
     // No segment of one goes into the other (centre lines at least 1.8
     // radii apart: a little give while it settles).
     let mut closest = f32::INFINITY;
@@ -262,8 +267,8 @@ fn drive_through(speed: f32, groups: CollisionGroups) -> (bool, f32) {
 }
 
 #[test]
-fn ropes_driven_into_each_other_at_1_and_2_m_per_s_do_not_pass() {
-    for speed in [1.0, 2.0] {
+fn ropes_driven_into_each_other_at_1_to_7_m_per_s_do_not_pass() {
+    for speed in [1.0, 2.0, 5.0, 7.0] {
         let (kept, least) = drive_through(speed, CollisionGroups::ALL);
         assert!(
             kept,
@@ -276,19 +281,16 @@ fn ropes_driven_into_each_other_at_1_and_2_m_per_s_do_not_pass() {
     }
 }
 
-/// Open (issue 43): at 5 m/s and more the driven rope pushes the pinned
-/// one down until it is taut (0.35 m), folds round it, and is then
-/// squeezed through it: the pinned rope's constraints pull it up into the
-/// driven one, whose wings pull it down, every substep, and the contact
-/// pass after the constraints no longer restores the gap (it falls from
-/// 0.040 to 0.007 m over 8 substeps, then they pass). The normal from the
-/// start of the substep is not the cause (the first impact, a whole
-/// thickness per substep, holds); contacts solved inside the constraint
-/// iterations are the fix.
+/// Open (issue 43): at 10 m/s and more the driven rope pushes the pinned
+/// one down until it is taut, folds round it, and its side of the other
+/// changes (the centre lines came 6 mm apart at 10 m/s, 12 mm at 20). The
+/// pass's rounds of distance sweeps and contacts (`SETTLE_ROUNDS`) took
+/// the limit from 2 to 7 m/s; contacts solved inside the kernel's
+/// constraint iterations are the next step.
 #[test]
-#[ignore = "open in issue 43: ropes driven into each other at 5-20 m/s"]
-fn ropes_driven_into_each_other_at_5_to_20_m_per_s_do_not_pass() {
-    for speed in [5.0, 10.0, 20.0] {
+#[ignore = "open in issue 43: ropes driven into each other at 10-20 m/s"]
+fn ropes_driven_into_each_other_at_10_to_20_m_per_s_do_not_pass() {
+    for speed in [10.0, 15.0, 20.0] {
         let (kept, least) = drive_through(speed, CollisionGroups::ALL);
         assert!(
             kept,

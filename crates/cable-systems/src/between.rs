@@ -30,9 +30,18 @@
 //!    by the four particles by inverse mass and position along the
 //!    segments, with Coulomb friction on the relative sliding of the
 //!    closest points in the substep (the mean of the two cables'
-//!    coefficients, capped by the normal push). One order on one thread:
-//!    the result is bitwise the same whatever the thread count and the
-//!    layout. (Steps 1–3 run in parallel.)
+//!    coefficients, capped by the pair's whole normal push in the
+//!    substep). One order on one thread: the result is bitwise the same
+//!    whatever the thread count and the layout. (Steps 1–3 run in
+//!    parallel.)
+//! 5. **Settling.** [`SETTLE_ROUNDS`] rounds of a distance sweep of every
+//!    rigid cable that touched, then a contact pass: the kernel's
+//!    constraints ran before the pass, so without this a rope pressed
+//!    between another and its own pins is pulled back into the contact
+//!    every substep until it passes ([`CableCollision::solve`]'s
+//!    contacts and lengths hold together when the substep ends).
+//! 6. **Approach stopped.** Pairs still closing have their previous
+//!    positions moved so that they no longer approach (inelastic).
 //!
 //! Particles move; their previous positions do not, so the push is
 //! inelastic (the velocity along the normal is what the push leaves). A
@@ -48,6 +57,10 @@ use crate::params::SolverParams;
 
 /// Gauss–Seidel passes over the contacts per substep.
 pub const ITERATIONS: u32 = 4;
+
+/// Rounds of [`CableCollision::settle`]: a distance sweep of the touching
+/// cables, then a contact pass, per round.
+pub const SETTLE_ROUNDS: u32 = 4;
 
 /// Most grid cells a segment may cover on average before the cell doubles.
 const CELLS_PER_SEGMENT: usize = 8;
@@ -80,14 +93,19 @@ struct Pair {
     s: u32,
     t: u32,
     n: Vec3,
+    /// The push along `n` this pair has given in the substep so far,
+    /// metres: friction's cap is µ times it (static friction holds what
+    /// the whole contact can, not what the last, smaller pass pushed).
+    pushed: f32,
 }
 
 /// What one pair does in one pass: the moves of its four particles
-/// (rows `a`, `a + 1`, `b`, `b + 1`).
+/// (rows `a`, `a + 1`, `b`, `b + 1`) and its push along the normal.
 #[derive(Debug, Clone, Copy, Default)]
 struct Push {
     touching: bool,
     d: [Vec3; 4],
+    normal: f32,
 }
 
 /// The cable–cable contact pass and its buffers, kept between substeps so
@@ -104,6 +122,8 @@ pub struct CableCollision {
     touching: Vec<(u32, u32)>,
     /// Pairs tested in the narrow phase in the last pass.
     tested: usize,
+    /// The cables (row-order indices) that touched, each once.
+    touched: Vec<u32>,
 }
 
 impl CableCollision {
@@ -146,6 +166,7 @@ impl CableCollision {
                 break;
             }
         }
+        self.settle(rows);
         self.stop_approach(rows);
         self.touching.sort_unstable();
         self.touching.dedup();
@@ -245,6 +266,7 @@ impl CableCollision {
                             s,
                             t,
                             n: Vec3::ZERO,
+                            pushed: 0.0,
                         })
                     })
                 })
@@ -287,12 +309,13 @@ impl CableCollision {
     fn relax(&mut self, rows: &mut PoolRows<'_>) -> bool {
         let segs = &self.segs;
         let mut any = false;
-        for p in &self.pairs {
+        for p in &mut self.pairs {
             let push = push(p, segs, rows.pos, &*rows.prev, rows.inv_mass);
             if !push.touching {
                 continue;
             }
             any = true;
+            p.pushed += push.normal;
             let (sa, sb) = (&segs[p.s as usize], &segs[p.t as usize]);
             self.touching.push((sa.cable, sb.cable));
             let (a, b) = (sa.row as usize, sb.row as usize);
@@ -305,6 +328,52 @@ impl CableCollision {
 }
 
 impl CableCollision {
+    /// Step 4b: the contacts and the touching cables' lengths solved
+    /// together. The kernel's constraints ran before this pass, so a rope
+    /// pressed between another rope and its own pins or load is pulled
+    /// back into the contact at the next substep: each substep the gap
+    /// closes a little more, until it passes. Here, [`SETTLE_ROUNDS`]
+    /// times, a Gauss–Seidel sweep of the distance constraints of every
+    /// rigid cable that touched (compliant ones may stretch) and then a
+    /// contact pass: both hold together when the substep ends, the
+    /// contact last. One order on one thread, as the rest of the pass.
+    fn settle(&mut self, rows: &mut PoolRows<'_>) {
+        for _ in 0..SETTLE_ROUNDS {
+            self.touched.clear();
+            self.touched
+                .extend(self.touching.iter().flat_map(|&(a, b)| [a, b]));
+            if self.touched.is_empty() {
+                return;
+            }
+            self.touched.sort_unstable();
+            self.touched.dedup();
+            for &k in &self.touched {
+                let c = rows.cables[k as usize];
+                if c.params.compliance > 0.0 {
+                    continue;
+                }
+                for i in c.first..c.first + c.count - 1 {
+                    if !rows.row_const[i].linked {
+                        continue;
+                    }
+                    let (w0, w1) = (rows.inv_mass[i], rows.inv_mass[i + 1]);
+                    let wsum = w0 + w1;
+                    let d = rows.pos[i + 1] - rows.pos[i];
+                    let len = d.length();
+                    if wsum <= 0.0 || len <= f32::MIN_POSITIVE {
+                        continue;
+                    }
+                    let k = d * ((len - rows.rest[i]) / (len * wsum));
+                    rows.pos[i] += k * w0;
+                    rows.pos[i + 1] -= k * w1;
+                }
+            }
+            if !self.relax(rows) {
+                return;
+            }
+        }
+    }
+
     /// Step 5: the pairs in contact stop approaching each other. Each
     /// pair whose closest points still move towards each other along its
     /// normal over the substep (`pos − prev`, the Verlet velocity × h) has
@@ -433,14 +502,15 @@ fn push(p: &Pair, segs: &[Seg], pos: &[Vec3], prev: &[Vec3], inv: &[f32]) -> Pus
     // The relative move of the closest points: apart along the normal...
     let mut m = p.n * -gap;
     // ...and against their sliding since the substep started (Coulomb:
-    // at most µ times the push).
+    // at most µ times the pair's whole push in the substep, this one's
+    // included).
     let mu = 0.5 * (sa.mu + sb.mu);
     if mu > 0.0 {
         let then = prev[a].lerp(prev[a + 1], s) - prev[b].lerp(prev[b + 1], t);
         let slide = d - then;
         let tangent = slide - p.n * slide.dot(p.n);
         let len = tangent.length();
-        let cap = mu * -gap;
+        let cap = mu * (p.pushed - gap);
         if len > 0.0 {
             m -= tangent * (cap / len).min(1.0);
         }
@@ -449,5 +519,6 @@ fn push(p: &Pair, segs: &[Seg], pos: &[Vec3], prev: &[Vec3], inv: &[f32]) -> Pus
     Push {
         touching: true,
         d: [k * w[0], k * w[1], -k * w[2], -k * w[3]],
+        normal: -gap,
     }
 }
