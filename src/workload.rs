@@ -51,6 +51,8 @@ pub struct Workload {
     /// does: the timing then includes whatever the layout must copy back
     /// for a reader ([`ParticlePool::lend_state`]).
     pub read_every_frame: bool,
+    /// Contact between cables ([`SolverParams::cable_collision`]).
+    pub cable_collision: bool,
 }
 
 /// The scene of a [`Workload`].
@@ -66,16 +68,24 @@ pub enum BenchScene {
     /// The contact scene without its spheres: the cables draped onto the
     /// ground plane alone (friction 0.3).
     Ground,
+    /// Free cables 4 m long and 5 cm thick dropped into a 5 m × 5 m box
+    /// (a floor and four walls, friction 0.3): layers of 25 straight
+    /// cables 0.2 m apart, 0.2 m above each other, each layer across the
+    /// one below. With [`Workload::cable_collision`] they pile up on each
+    /// other; without, they pass through each other onto the floor.
+    Pile,
 }
 
 impl BenchScene {
-    /// The name used by `cable bench --scene`: `free`, `contact` or `ground`.
+    /// The name used by `cable bench --scene`: `free`, `contact`, `ground`
+    /// or `pile`.
     #[must_use]
     pub fn name(self) -> &'static str {
         match self {
             BenchScene::Free => "free",
             BenchScene::Contact => "contact",
             BenchScene::Ground => "ground",
+            BenchScene::Pile => "pile",
         }
     }
 }
@@ -87,8 +97,9 @@ impl std::str::FromStr for BenchScene {
             "free" => Ok(BenchScene::Free),
             "contact" => Ok(BenchScene::Contact),
             "ground" => Ok(BenchScene::Ground),
+            "pile" => Ok(BenchScene::Pile),
             _ => Err(format!(
-                "unknown scene `{s}`; available: free, contact, ground"
+                "unknown scene `{s}`; available: free, contact, ground, pile"
             )),
         }
     }
@@ -108,6 +119,7 @@ impl Default for Workload {
             scene: BenchScene::Free,
             tethers: false,
             read_every_frame: false,
+            cable_collision: false,
         }
     }
 }
@@ -157,8 +169,9 @@ impl Workload {
             max_substeps: self.frame_substeps.max(1),
             friction: match self.scene {
                 BenchScene::Free => 0.0,
-                BenchScene::Contact | BenchScene::Ground => 0.3,
+                BenchScene::Contact | BenchScene::Ground | BenchScene::Pile => 0.3,
             },
+            cable_collision: self.cable_collision,
             ..SolverParams::default()
         }
     }
@@ -171,6 +184,10 @@ impl Workload {
     pub fn build(&self) -> Result<ParticlePool, CableError> {
         self.params().validate()?;
         let mut pool = ParticlePool::with_budget(crate::scene::SCENE_PARTICLE_BUDGET);
+        if self.scene == BenchScene::Pile {
+            self.build_pile(&mut pool)?;
+            return Ok(pool);
+        }
         if self.scene != BenchScene::Free {
             let width = self.cables as f32 * 0.5;
             for k in 0..self.cables {
@@ -200,6 +217,34 @@ impl Workload {
             pool.add_cable(&desc)?;
         }
         Ok(pool)
+    }
+
+    /// The pile ([`BenchScene::Pile`]): layers of 25 cables, alternately
+    /// along x and along z, 0.2 m apart from 0.2 m up.
+    fn build_pile(&self, pool: &mut ParticlePool) -> Result<(), CableError> {
+        const ROW: usize = 25;
+        for k in 0..self.cables {
+            let (layer, i) = (k / ROW, k % ROW);
+            let y = 0.2 + layer as f32 * 0.2;
+            let across = -2.4 + i as f32 * 0.2;
+            let (a, b) = if layer % 2 == 0 {
+                (Vec3::new(-2.0, y, across), Vec3::new(2.0, y, across))
+            } else {
+                (Vec3::new(across, y, -2.0), Vec3::new(across, y, 2.0))
+            };
+            let mut desc = CableDesc::line(a, b, 4.0, self.segments)?;
+            desc.attach_start = false;
+            desc.attach_end = false;
+            desc.params.radius = 0.025;
+            desc.params.tethers = self.tethers;
+            pool.add_cable(&desc)?;
+        }
+        let walls = pool.colliders_mut();
+        walls.add(Collider::plane(Vec3::Y, 0.0)?);
+        for n in [Vec3::X, Vec3::NEG_X, Vec3::Z, Vec3::NEG_Z] {
+            walls.add(Collider::plane(n, -2.5)?);
+        }
+        Ok(())
     }
 
     /// Builds the pool and a stepper in `layout`, warmed up by one frame
@@ -267,6 +312,7 @@ mod tests {
             (BenchScene::Free, 0, 0.0),
             (BenchScene::Contact, 21, 0.3),
             (BenchScene::Ground, 1, 0.3),
+            (BenchScene::Pile, 5, 0.3),
         ] {
             assert_eq!(scene.name().parse::<BenchScene>(), Ok(scene));
             let w = Workload {
@@ -281,6 +327,6 @@ mod tests {
             assert_eq!(w.params().friction, friction, "{}", scene.name());
         }
         let err = "floor".parse::<BenchScene>().expect_err("no such scene");
-        assert!(err.contains("free, contact, ground"), "{err}");
+        assert!(err.contains("free, contact, ground, pile"), "{err}");
     }
 }

@@ -161,10 +161,14 @@ pub struct BenchArgs {
     pub svg: Option<PathBuf>,
     /// Workload: `free` (cables in free air, the default), `contact`
     /// (2,000 cables draped onto a ground plane and 20 spheres unless
-    /// --cables says otherwise, friction 0.3) or `ground` (the same on the
-    /// ground plane alone).
+    /// --cables says otherwise, friction 0.3), `ground` (the same on the
+    /// ground plane alone) or `pile` (2,000 free cables 4 m long dropped in
+    /// crossing layers into a 5 m box; add --cable-collision to pile them).
     #[arg(long, value_name = "NAME")]
     pub scene: Option<String>,
+    /// Contact between cables on (the scene key `cable_collision`).
+    #[arg(long = "cable-collision")]
+    pub cable_collision: bool,
     /// Give the cables tethers (scenes have them by default); without it
     /// the workload is the spec's classic step.
     #[arg(long)]

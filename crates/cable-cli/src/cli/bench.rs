@@ -50,7 +50,7 @@ pub fn bench(a: &BenchArgs) -> Result<(), CliError> {
     cable_systems::simd::force(simd);
     let default_cables = match scene {
         BenchScene::Free => d.cables,
-        BenchScene::Contact | BenchScene::Ground => 2_000,
+        BenchScene::Contact | BenchScene::Ground | BenchScene::Pile => 2_000,
     };
     let w = Workload {
         scene,
@@ -62,6 +62,7 @@ pub fn bench(a: &BenchArgs) -> Result<(), CliError> {
         frame_substeps: a.frame_substeps.unwrap_or(substeps),
         tethers: a.tethers,
         read_every_frame: a.read_every_frame,
+        cable_collision: a.cable_collision,
     };
     check(&w)?;
     let layouts: Vec<Layout> = match &a.layout {
@@ -181,9 +182,14 @@ fn check(w: &Workload) -> Result<(), CliError> {
 
 fn print_table(w: &Workload, threads: usize, repeat: u32, results: &[Measurement]) {
     println!(
-        "scene {}{}: {} cables x {} segments, {} iterations, {} substeps ({} per frame{}), {threads} threads, simd {}, best of {repeat}",
+        "scene {}{}{}: {} cables x {} segments, {} iterations, {} substeps ({} per frame{}), {threads} threads, simd {}, best of {repeat}",
         w.scene.name(),
         if w.tethers { " with tethers" } else { "" },
+        if w.cable_collision {
+            " with contact between cables"
+        } else {
+            ""
+        },
         w.cables,
         w.segments,
         w.iterations,
@@ -256,6 +262,7 @@ fn json(w: &Workload, threads: usize, results: &[Measurement]) -> serde_json::Va
         "scene": w.scene.name(),
         "tethers": w.tethers,
         "read_every_frame": w.read_every_frame,
+        "cable_collision": w.cable_collision,
         "simd": cable_systems::simd::active().name(),
         "results": results.iter().map(entry).collect::<Vec<_>>(),
     });
