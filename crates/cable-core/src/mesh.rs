@@ -352,6 +352,9 @@ pub enum MeshState {
         radius: f32,
         /// [`crate::CableParams::tile`] of the build.
         tile: f32,
+        /// Broken segments ([`crate::ParticlePool::break_segment`]) whose
+        /// triangles the indices close.
+        breaks: u32,
     },
 }
 

@@ -294,12 +294,24 @@ fn tube_ring(
     let (c, n, b) = (Vec3A::from(c), Vec3A::from(n), Vec3A::from(b));
     let (pn, pb) = (Vec3A::from(pn * radius), Vec3A::from(pb * radius));
     let tangent = [t.x, t.y, t.z, -1.0];
-    for (out, (&(sin, cos), &u)) in ring.iter_mut().zip(table.sin_cos.iter().zip(&table.u)) {
+    // The seam vertex (`j = sides`) is vertex 0 again with `u = 1`: the
+    // table's last angle is exactly its first, so a copy is bitwise what
+    // computing it would give.
+    let Some((seam, around)) = ring.split_last_mut() else {
+        return;
+    };
+    for (out, (&(sin, cos), &u)) in around.iter_mut().zip(table.sin_cos.iter().zip(&table.u)) {
         *out = Vertex {
             position: (c + pn * cos + pb * sin).to_array(),
             normal: (n * cos + b * sin).to_array(),
             tangent,
             uv: [u, v],
+        };
+    }
+    if let Some(first) = around.first() {
+        *seam = Vertex {
+            uv: [1.0, v],
+            ..*first
         };
     }
 }

@@ -448,15 +448,27 @@ fn mesh_one(
     if pool.copy_positions_to(c.handle, read).is_err() {
         return Done::NotAsked;
     }
-    let built = match c.state {
-        MeshState::Built { radius, tile } => Some(
-            radius.to_bits() == params.radius.to_bits() && tile.to_bits() == params.tile.to_bits(),
-        ),
-        _ => None,
+    // Segments broken now: read in a row, so the common case (none now,
+    // none when built) needs no look at the indices.
+    let segments = rows.len().saturating_sub(1);
+    let broken = rows[..segments].iter().filter(|r| !r.linked).count() as u32;
+    let (same_params, breaks) = match c.state {
+        MeshState::Built {
+            radius,
+            tile,
+            breaks,
+        } => {
+            let same = radius.to_bits() == params.radius.to_bits()
+                && tile.to_bits() == params.tile.to_bits();
+            // Indices are those of this layout; do they close these gaps?
+            let closed =
+                (breaks == 0 && broken == 0) || breaks_match(idx, rows, options, params.sides);
+            (same, closed)
+        }
+        // The ranges are new or blank: the indices must be written.
+        _ => (false, false),
     };
-    // Indices are those of this layout unless the ranges are new or blank.
-    let breaks = built.is_some() && breaks_match(idx, rows, options, params.sides);
-    if built == Some(true) && breaks && same_bits(read, pos) {
+    if same_params && breaks && same_bits(read, pos) {
         return Done::Kept;
     }
     pos.copy_from_slice(read);
@@ -469,6 +481,7 @@ fn mesh_one(
     c.state = MeshState::Built {
         radius: params.radius,
         tile: params.tile,
+        breaks: broken,
     };
     c.written = job.build;
     Done::Rebuilt
