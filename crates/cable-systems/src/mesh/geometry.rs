@@ -272,6 +272,7 @@ fn mitre_of(d_in: Option<Vec3>, d_out: Option<Vec3>, t: Vec3) -> Option<(Vec3, f
 /// = cos θj (n + a (n·a)(k − 1)) + sin θj (b + a (b·a)(k − 1))`: two
 /// vectors per ring, so a vertex costs two multiply-adds of each kind and
 /// no branch.
+#[allow(clippy::too_many_arguments)] // one call site; a struct would only rename them
 #[inline]
 fn tube_ring(
     ring: &mut [Vertex],
