@@ -1,17 +1,32 @@
 //! Criterion benchmark of the mesh system: tube meshes of 256 hanging cables
 //! of 64 segments and 8 sides (149 760 vertices), unsmoothed and with 4 rings
-//! per segment, on rayon pools of 1 and 2 threads. Throughput is in vertices.
+//! per segment, on rayon pools of 1 and 2 threads, every cable meshed anew
+//! each time ([`MeshBuffers::invalidate`]: a full rebuild, vertices and
+//! indices). Throughput is in vertices.
+//!
+//! The `frame` group (issue 42) prices a game's frame in the same run, on 2
+//! threads: 1,000 cables × 32 segments × 8 sides (the free-air workload of
+//! `cable bench`, one substep of 8 iterations per frame, default layout):
+//! - `step`: one frame of the solver;
+//! - `mesh_moving`: the meshes after a step, every cable moved (a full
+//!   rebuild of 297,000 vertices; the step runs between samples, untimed);
+//! - `step_and_mesh`: both, what the frame costs;
+//! - `mesh_sleeping`: the meshes when every cable is asleep (nothing to
+//!   rebuild), and `step_sleeping`: the step then.
 //!
 //! ```sh
 //! cargo bench --bench mesh
+//! cargo bench --bench mesh -- frame   # the frame group alone
 //! ```
 
 use std::hint::black_box;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use cable::core::mesh::{MeshBuffers, MeshOptions};
+use cable::systems::Layout;
 use cable::systems::mesh::build_meshes;
-use cable::{CableDesc, ParticlePool, SolverParams, Stepper};
+use cable::workload::Workload;
+use cable::{CableDesc, CableParams, ParticlePool, SolverParams, Stepper};
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use glam::Vec3;
 
@@ -51,8 +66,11 @@ impl MeshScene {
         }
     }
 
+    /// A full rebuild: forgets what the buffers hold, so every cable is
+    /// meshed anew (the pool does not move between builds).
     #[inline(never)]
     fn run(&mut self) {
+        self.mesh.invalidate();
         build_meshes(&self.pool, &self.options, &mut self.mesh).expect("valid options");
         black_box(&self.mesh.vertices);
     }
@@ -105,5 +123,94 @@ fn lookup(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, mesh, lookup);
+/// Step and mesh of one frame, timed in one run (see the file's docs).
+fn frame(c: &mut Criterion) {
+    let mut group = c.benchmark_group("frame");
+    group
+        .sample_size(30)
+        .warm_up_time(Duration::from_millis(500))
+        .measurement_time(Duration::from_secs(3));
+    let workers = rayon::ThreadPoolBuilder::new()
+        .num_threads(2)
+        .build()
+        .expect("thread pool");
+    let w = Workload {
+        cables: 1_000,
+        segments: 32,
+        frame_substeps: 1,
+        ..Workload::default()
+    };
+    let options = MeshOptions::default();
+    let (mut pool, mut stepper) = workers
+        .install(|| w.prepare(Layout::default()))
+        .expect("valid workload");
+    let mut mesh = MeshBuffers::new();
+    build_meshes(&pool, &options, &mut mesh).expect("fits");
+    assert_eq!(mesh.vertices.len(), 1_000 * 33 * 9);
+    group.throughput(Throughput::Elements(mesh.vertices.len() as u64));
+    group.bench_function("step", |b| {
+        workers.install(|| b.iter(|| stepper.run_substeps(&mut pool, 1)));
+    });
+    group.bench_function("mesh_moving", |b| {
+        workers.install(|| {
+            b.iter_custom(|iters| {
+                let mut spent = Duration::ZERO;
+                for _ in 0..iters {
+                    stepper.run_substeps(&mut pool, 1);
+                    let t = Instant::now();
+                    let stats = build_meshes(&pool, &options, &mut mesh).expect("fits");
+                    spent += t.elapsed();
+                    assert_eq!(stats.rebuilt, 1_000, "every cable moved");
+                }
+                spent
+            });
+        });
+    });
+    group.bench_function("step_and_mesh", |b| {
+        workers.install(|| {
+            b.iter(|| {
+                stepper.run_substeps(&mut pool, 1);
+                build_meshes(&pool, &options, &mut mesh).expect("fits")
+            });
+        });
+    });
+    // Every cable asleep: still enough for any speed, after no delay.
+    let handles: Vec<_> = pool.handles().collect();
+    for &h in &handles {
+        let sleepy = CableParams {
+            sleep_speed: 1.0e3,
+            sleep_delay: 0.0,
+            ..*pool.params(h).expect("live")
+        };
+        pool.set_params(h, sleepy).expect("valid params");
+    }
+    workers.install(|| {
+        for _ in 0..10 {
+            stepper.run_substeps(&mut pool, 1);
+        }
+    });
+    assert_eq!(pool.sleeping_count(), handles.len(), "every cable asleep");
+    build_meshes(&pool, &options, &mut mesh).expect("fits");
+    group.bench_function("mesh_sleeping", |b| {
+        workers.install(|| {
+            b.iter_custom(|iters| {
+                let mut spent = Duration::ZERO;
+                for _ in 0..iters {
+                    stepper.run_substeps(&mut pool, 1);
+                    let t = Instant::now();
+                    let stats = build_meshes(&pool, &options, &mut mesh).expect("fits");
+                    spent += t.elapsed();
+                    assert_eq!(stats.kept, 1_000, "no cable rebuilt");
+                }
+                spent
+            });
+        });
+    });
+    group.bench_function("step_sleeping", |b| {
+        workers.install(|| b.iter(|| stepper.run_substeps(&mut pool, 1)));
+    });
+    group.finish();
+}
+
+criterion_group!(benches, mesh, lookup, frame);
 criterion_main!(benches);

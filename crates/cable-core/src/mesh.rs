@@ -244,6 +244,26 @@ impl MeshOptions {
     }
 }
 
+/// The options' bits, to compare them exactly.
+fn options_bits(o: &MeshOptions) -> [u32; 9] {
+    let (style, view, two) = match o.style {
+        MeshStyle::Tube => (0, Vec3::ZERO, false),
+        MeshStyle::Ribbon { view, two_sided } => (1, view, two_sided),
+    };
+    let r = o.reference;
+    [
+        style,
+        view.x.to_bits(),
+        view.y.to_bits(),
+        view.z.to_bits(),
+        u32::from(two) | u32::from(o.coherent_roll) << 1,
+        o.rings_per_segment,
+        r.x.to_bits(),
+        r.y.to_bits(),
+        r.z.to_bits(),
+    ]
+}
+
 fn check_direction(field: &'static str, v: Vec3) -> Result<(), CableError> {
     check_vec3(field, v)?;
     if v.length_squared() < 1.0e-12 {
@@ -295,6 +315,57 @@ pub struct CableMesh {
     /// Unit normal at `u = 0` of the first ring after the last build (zero
     /// before): the roll that [`MeshOptions::coherent_roll`] carries on.
     pub start_normal: Vec3,
+    /// What the cable's ranges hold now.
+    pub state: MeshState,
+    /// The [`MeshBuffers::build_count`] of the build that last wrote the
+    /// cable's vertex or index range (0: none since the layout placed it
+    /// there). An engine keeping a GPU copy re-uploads the ranges of the
+    /// cables whose `written` is newer than its copy.
+    pub written: u64,
+}
+
+/// What one cable's ranges in a [`MeshBuffers`] hold
+/// ([`CableMesh::state`]). After a build every cable is in one of the
+/// last three states; only [`MeshBuffers::layout`] (and
+/// [`MeshBuffers::invalidate`]) leave cables [`MeshState::Stale`].
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum MeshState {
+    /// Laid out but not written since: the ranges hold whatever was
+    /// there before (zeros, or another cable's old mesh). The next build
+    /// writes the cable whatever it is asked for.
+    Stale,
+    /// Draws nothing: every index is the cable's first vertex (degenerate
+    /// triangles), the bounds are empty, the vertices are unspecified. A
+    /// cable a filtered build was not asked for since the layout placed it.
+    Empty,
+    /// Draws nothing, as [`MeshState::Empty`]: the cable was hidden
+    /// ([`crate::ParticlePool::set_visible`]) when a build was last asked
+    /// for it.
+    Hidden,
+    /// Meshed from the positions in [`MeshBuffers::points`], with this
+    /// radius and texture tiling ([`crate::CableParams`]) and the options
+    /// of the last layout. A build keeps the ranges as they are while the
+    /// positions (bit for bit), the broken segments, the radius, the
+    /// tiling and the options are those it was built from.
+    Built {
+        /// [`crate::CableParams::radius`] of the build, metres.
+        radius: f32,
+        /// [`crate::CableParams::tile`] of the build.
+        tile: f32,
+        /// Broken segments ([`crate::ParticlePool::break_segment`]) whose
+        /// triangles the indices close.
+        breaks: u32,
+    },
+}
+
+impl MeshState {
+    /// True for [`MeshState::Empty`] and [`MeshState::Hidden`]: the ranges
+    /// draw nothing.
+    #[inline]
+    #[must_use]
+    pub fn is_blank(&self) -> bool {
+        matches!(self, MeshState::Empty | MeshState::Hidden)
+    }
 }
 
 impl CableMesh {
@@ -330,7 +401,18 @@ impl CableMesh {
 ///
 /// The buffers are reused: rebuilding with the same number of cables and
 /// particles does not allocate.
-#[derive(Debug, Clone, Default, PartialEq)]
+///
+/// # Incremental builds
+/// The buffers remember what each cable's ranges were built from
+/// ([`CableMesh::state`]), so a build rewrites only the cables whose
+/// particles, broken segments, radius or tiling changed since the last
+/// build into the same buffers; a change of the options or of the layout
+/// (cables added, removed, reordered, resized) rewrites every cable whose
+/// ranges moved. The check is by content, not by revision: nothing that
+/// changes a mesh can be missed. Edit `vertices`, `indices`, `cables` or
+/// `points` by hand only after [`MeshBuffers::invalidate`], or the next
+/// build may keep the edits.
+#[derive(Debug, Clone, Default)]
 pub struct MeshBuffers {
     /// Every vertex of every cable.
     pub vertices: Vec<Vertex>,
@@ -348,6 +430,55 @@ pub struct MeshBuffers {
     /// Position in `cables` of each handle slot ([`CableHandle::index`]),
     /// `u32::MAX` for none: [`MeshBuffers::cable`] in O(1).
     by_slot: Vec<u32>,
+    /// Where a build reads each cable's positions before comparing them
+    /// with `points` (as long as `points`).
+    scratch: Vec<Vec3>,
+    /// Per cable, in `cables` order: asked for by the coming build.
+    selected: Vec<bool>,
+    /// The options of the last layout; `None` before, or after an error.
+    options: Option<MeshOptions>,
+    /// Builds started into these buffers ([`MeshBuffers::build_count`]).
+    builds: u64,
+}
+
+/// Compares what a reader sees: vertices, indices, the cables' records,
+/// the bounds and the points (not the builder's scratch space).
+impl PartialEq for MeshBuffers {
+    fn eq(&self, other: &Self) -> bool {
+        self.vertices == other.vertices
+            && self.indices == other.indices
+            && self.cables == other.cables
+            && self.bounds == other.bounds
+            && self.points == other.points
+    }
+}
+
+/// The parts of a [`MeshBuffers`] a mesh builder writes, borrowed at once
+/// ([`MeshBuffers::parts_mut`]). Every slice of points and flags is in
+/// `cables` order, at each cable's [`CableMesh::point_range`] (`points`,
+/// `scratch`) or index in `cables` (`selected`).
+#[derive(Debug)]
+pub struct MeshParts<'a> {
+    /// [`MeshBuffers::vertices`].
+    pub vertices: &'a mut [Vertex],
+    /// [`MeshBuffers::indices`].
+    pub indices: &'a mut [u32],
+    /// [`MeshBuffers::cables`].
+    pub cables: &'a mut [CableMesh],
+    /// [`MeshBuffers::points`]: the positions each built cable's mesh was
+    /// made from.
+    pub points: &'a mut [Vec3],
+    /// Space as long as `points` to read the pool's positions into before
+    /// comparing them with `points`; its contents mean nothing.
+    pub scratch: &'a mut [Vec3],
+    /// Whether the coming build is asked for each cable
+    /// ([`MeshBuffers::select`]).
+    pub selected: &'a [bool],
+    /// [`MeshBuffers::bounds`].
+    pub bounds: &'a mut Aabb,
+    /// The number of this build ([`MeshBuffers::build_count`]), for
+    /// [`CableMesh::written`].
+    pub build: u64,
 }
 
 impl MeshBuffers {
@@ -379,9 +510,86 @@ impl MeshBuffers {
             self.vertices.clear();
             self.indices.clear();
             self.points.clear();
+            self.scratch.clear();
+            self.selected.clear();
+            self.options = None;
             self.bounds = Aabb::EMPTY;
         }
         res
+    }
+
+    /// Forgets what every cable was built from: the next build rewrites
+    /// every cable it is asked for, and blanks the others
+    /// ([`MeshState::Empty`]). Call it after editing the buffers by hand.
+    pub fn invalidate(&mut self) {
+        for c in &mut self.cables {
+            c.state = MeshState::Stale;
+        }
+    }
+
+    /// The number of builds started into these buffers (the
+    /// [`CableMesh::written`] of the cables the last one wrote).
+    #[inline]
+    #[must_use]
+    pub fn build_count(&self) -> u64 {
+        self.builds
+    }
+
+    /// Asks the coming build for every cable (what
+    /// [`MeshBuffers::layout`] does).
+    pub fn select_all(&mut self) {
+        self.selected.fill(true);
+    }
+
+    /// Asks the coming build for the cables of `handles` only (a handle
+    /// may repeat). O(cables + handles), no allocation.
+    ///
+    /// # Errors
+    /// [`CableError::StaleHandle`] for a handle not in the buffers (call
+    /// after [`MeshBuffers::layout`]); the selection is then empty.
+    pub fn select(&mut self, handles: &[CableHandle]) -> Result<(), CableError> {
+        self.selected.fill(false);
+        for &h in handles {
+            let Some(i) = self.position(h) else {
+                self.selected.fill(false);
+                return Err(CableError::StaleHandle(h));
+            };
+            self.selected[i] = true;
+        }
+        Ok(())
+    }
+
+    /// Index in `cables` of a handle's record.
+    fn position(&self, handle: CableHandle) -> Option<usize> {
+        let slot = self.by_slot.get(handle.index() as usize).copied();
+        if let Some(i) = slot
+            && self
+                .cables
+                .get(i as usize)
+                .is_some_and(|c| c.handle == handle)
+        {
+            return Some(i as usize);
+        }
+        self.cables.iter().position(|c| c.handle == handle)
+    }
+
+    /// Starts a build: counts it and lends its parts (see [`MeshParts`]).
+    /// For mesh builders: `cable_systems::mesh` calls it after
+    /// [`MeshBuffers::layout`] and [`MeshBuffers::select`].
+    pub fn parts_mut(&mut self) -> MeshParts<'_> {
+        self.builds += 1;
+        self.selected.resize(self.cables.len(), true);
+        self.scratch.resize(self.points.len(), Vec3::ZERO);
+        MeshParts {
+            vertices: &mut self.vertices,
+            indices: &mut self.indices,
+            cables: &mut self.cables,
+            points: &mut self.points,
+            scratch: &mut self.scratch,
+            selected: &self.selected,
+            bounds: &mut self.bounds,
+            build: self.builds,
+        }
     }
 
     fn try_layout(
@@ -390,6 +598,12 @@ impl MeshBuffers {
         options: &MeshOptions,
     ) -> Result<(), CableError> {
         options.validate()?;
+        // What was built with other options is stale (compared bit for bit:
+        // a zero's sign can reach the output).
+        let same_options = self
+            .options
+            .is_some_and(|o| options_bits(&o) == options_bits(options));
+        self.options = None;
         // Records are rewritten in place: entry `idx` is written only after
         // every old entry at or before the search position was read, so the
         // previous start frames can be carried over without a second buffer.
@@ -423,7 +637,7 @@ impl MeshBuffers {
             }
             // At most the vertices, which fit in `u32` (checked above).
             let count = u32::try_from(particles).map_err(|_| too_many("mesh points"))?;
-            let rec = CableMesh {
+            let mut rec = CableMesh {
                 handle,
                 first_vertex: nv,
                 first_index: ni,
@@ -434,7 +648,26 @@ impl MeshBuffers {
                 bounds: Aabb::EMPTY,
                 start_tangent: start.0,
                 start_normal: start.1,
+                state: MeshState::Stale,
+                written: 0,
             };
+            // The old record at this position is not overwritten yet: when
+            // it is the same cable at the same ranges, what it holds stays.
+            if same_options
+                && let Some(old) = self.cables[..old_len].get(idx)
+                && (
+                    old.handle,
+                    old.first_vertex,
+                    old.first_index,
+                    old.first_point,
+                ) == (handle, nv, ni, np)
+                && (old.particles, old.counts, old.ring_vertices)
+                    == (rec.particles, rec.counts, rec.ring_vertices)
+            {
+                rec.state = old.state;
+                rec.written = old.written;
+                rec.bounds = old.bounds;
+            }
             // Overwriting an old entry not yet searched only loses its carried
             // frame (a new cable before old ones); handles are unique, so a
             // new record is never matched again.
@@ -473,6 +706,13 @@ impl MeshBuffers {
         self.vertices.resize(nv, Vertex::zeroed());
         self.indices.resize(ni, 0);
         self.points.resize(np as usize, Vec3::ZERO);
+        self.scratch
+            .try_reserve_exact((np as usize).saturating_sub(self.scratch.len()))
+            .map_err(|_| oom("mesh points", np as usize, std::mem::size_of::<Vec3>()))?;
+        self.scratch.resize(np as usize, Vec3::ZERO);
+        self.selected.clear();
+        self.selected.resize(self.cables.len(), true);
+        self.options = Some(*options);
         self.bounds = Aabb::EMPTY;
         Ok(())
     }
@@ -498,13 +738,7 @@ impl MeshBuffers {
     /// ```
     #[must_use]
     pub fn cable(&self, handle: CableHandle) -> Option<&CableMesh> {
-        let slot = self.by_slot.get(handle.index() as usize).copied();
-        if let Some(c) = slot.and_then(|i| self.cables.get(i as usize))
-            && c.handle == handle
-        {
-            return Some(c);
-        }
-        self.cables.iter().find(|c| c.handle == handle)
+        self.position(handle).map(|i| &self.cables[i])
     }
 
     /// Rebuilds the slot index of `cables` (no allocation once it has grown).
@@ -538,8 +772,14 @@ impl MeshBuffers {
     }
 
     /// Makes `self` a copy of `other`, reusing `self`'s allocations (no
-    /// allocation once the capacities suffice), for render hand-off.
+    /// allocation once the capacities suffice), for render hand-off. The
+    /// copy remembers what `other` was built from: building into it later
+    /// is incremental too.
     pub fn copy_from(&mut self, other: &MeshBuffers) {
+        self.points.clear();
+        self.points.extend_from_slice(&other.points);
+        self.options = other.options;
+        self.builds = other.builds;
         self.vertices.clear();
         self.vertices.extend_from_slice(&other.vertices);
         self.indices.clear();

@@ -17,12 +17,13 @@ const TINY2: f32 = cable_core::MIN_SEGMENT_LENGTH * cable_core::MIN_SEGMENT_LENG
 
 /// The unit direction of `d`, or `None` when `d` is shorter than
 /// `cable_core::MIN_SEGMENT_LENGTH` (coincident particles) or not finite.
-#[inline]
+#[inline(always)] // the mesh's inner loop: called several times per ring
 #[must_use]
 pub fn direction(d: Vec3) -> Option<Vec3> {
     let l2 = d.length_squared();
     if l2 > TINY2 && l2.is_finite() {
-        Some(d / l2.sqrt())
+        // One division, not three: the mesh calls this four times a ring.
+        Some(d * (1.0 / l2.sqrt()))
     } else {
         None
     }
@@ -91,7 +92,7 @@ pub fn seed_normal(t: Vec3, reference: Vec3) -> Vec3 {
 /// let n = transport(Vec3::Z, Vec3::X, Vec3::NEG_Y);
 /// assert!((n - Vec3::Z).length() < 1e-6);
 /// ```
-#[inline]
+#[inline(always)] // the mesh's inner loop: called once per ring
 #[must_use]
 pub fn transport(n: Vec3, a: Vec3, b: Vec3) -> Vec3 {
     let c = a.dot(b);
@@ -100,7 +101,9 @@ pub fn transport(n: Vec3, a: Vec3, b: Vec3) -> Vec3 {
         // R n = n + k × n + k × (k × n) / (1 + c).
         let k = a.cross(b);
         let kn = k.cross(n);
-        n + kn + k.cross(kn) / (1.0 + c)
+        // 1 / (1 + c) does not depend on `n`: off the chain of normals
+        // a mesh carries from ring to ring.
+        n + kn + k.cross(kn) * (1.0 / (1.0 + c))
     } else {
         n
     };
