@@ -58,8 +58,8 @@ use crate::params::SolverParams;
 /// Gauss–Seidel passes over the contacts per substep.
 pub const ITERATIONS: u32 = 4;
 
-/// Rounds of [`CableCollision::settle`]: a distance sweep of the touching
-/// cables, then a contact pass, per round.
+/// Rounds of the pass's settling (step 5 of the [module](self) docs): a
+/// distance sweep of the touching cables, then a contact pass, per round.
 pub const SETTLE_ROUNDS: u32 = 4;
 
 /// Most grid cells a segment may cover on average before the cell doubles.
