@@ -84,40 +84,12 @@ fn ball<L: Lane>(p: V3<L>, c: V3<L>, radius: L, fallback: impl FnOnce() -> V3<L>
 /// normal, per lane.
 #[inline(always)]
 pub fn point_contact_l<L: Lane>(shape: &WorldShape, p: V3<L>) -> (L, V3<L>) {
-    point_contact_from_l(shape, p, V3::zero)
-}
-
-/// Where `hint` is not zero, it replaces `v` (a normal that cannot be
-/// told from the geometry); elsewhere `v` stays.
-#[inline(always)]
-fn or_hint<L: Lane>(hint: V3<L>, v: V3<L>) -> V3<L> {
-    let zero = s::<L>(0.0);
-    let known = !(hint.x.eq(zero) & hint.y.eq(zero) & hint.z.eq(zero));
-    V3::select(known, hint, v)
-}
-
-/// [`point_contact_l`] of a piece that came from the direction `came`
-/// gives (a unit vector, or zero if unknown; called only when needed): a
-/// point on a ball's centre or a capsule's core has no closest-feature
-/// normal, and leaves along `came`.
-///
-/// Any fixed fallback there pushes the point sideways, out of the plane
-/// of its motion (a rope lying in a plane, met by a bar turning in that
-/// plane, was thrown 2 cm out of it).
-#[inline(always)]
-pub fn point_contact_from_l<L: Lane>(
-    shape: &WorldShape,
-    p: V3<L>,
-    came: impl FnOnce() -> V3<L>,
-) -> (L, V3<L>) {
     match *shape {
-        WorldShape::Sphere { center, radius } => {
-            ball(p, v(center), s(radius), || or_hint(came(), v(Vec3::Y)))
-        }
+        WorldShape::Sphere { center, radius } => ball(p, v(center), s(radius), || v(Vec3::Y)),
         WorldShape::Capsule { a, b, radius } => {
             let (a, d) = (v::<L>(a), v::<L>(b - a));
             let q = a + d.scale(closest_param(a, d, p));
-            ball(p, q, s(radius), || or_hint(came(), perpendicular(d)))
+            ball(p, q, s(radius), || perpendicular(d))
         }
         WorldShape::Plane { normal, offset } => (v::<L>(normal).dot(p) - s(offset), v(normal)),
         WorldShape::Cuboid {
@@ -157,12 +129,38 @@ pub fn segment_contact_l<L: Lane>(shape: &WorldShape, a: V3<L>, b: V3<L>) -> (L,
     segment_contact_from_l(shape, a, b, V3::zero)
 }
 
+/// Where `hint` is not zero, it replaces `v` (a normal that cannot be
+/// told from the geometry); elsewhere `v` stays.
+#[inline(always)]
+fn or_hint<L: Lane>(hint: V3<L>, v: V3<L>) -> V3<L> {
+    let zero = s::<L>(0.0);
+    let known = !(hint.x.eq(zero) & hint.y.eq(zero) & hint.z.eq(zero));
+    V3::select(known, hint, v)
+}
+
+/// Lanes where a contact of `shape` with signed distance `phi` (from
+/// [`point_contact_l`] or [`segment_contact_l`]) lies on the shape's
+/// centre (a ball's centre, a capsule's axis), where the normal is a
+/// fixed fallback rather than a direction the geometry gives: the caller
+/// should use the side the piece came from instead. Any fixed fallback
+/// pushes a piece sideways, out of the plane of its motion (a rope lying
+/// in a plane, met by a bar turning in that plane, was thrown 2 cm out of
+/// it).
+#[inline(always)]
+pub fn on_centre<L: Lane>(shape: &WorldShape, phi: L) -> L::M {
+    match *shape {
+        WorldShape::Sphere { radius, .. } | WorldShape::Capsule { radius, .. } => {
+            phi.le(s::<L>(-radius))
+        }
+        WorldShape::Plane { .. } | WorldShape::Cuboid { .. } => L::M::splat(false),
+    }
+}
+
 /// [`segment_contact_l`] of a segment that came from the direction `came`
 /// gives (a unit vector, or zero if unknown; called only when needed): a
-/// segment through a ball's
-/// centre or across a capsule's core (two crossing lines in a plane are
-/// at distance zero) has no closest-feature normal, and leaves along
-/// `came` (see [`point_contact_from_l`]).
+/// segment through a ball's centre or across a capsule's core (two
+/// crossing lines in a plane are at distance zero) leaves along `came`
+/// (see [`on_centre`]).
 #[inline(always)]
 pub fn segment_contact_from_l<L: Lane>(
     shape: &WorldShape,

@@ -231,6 +231,13 @@ pub(super) fn or_back<L: Lane>(came: V3<L>, back: V3<L>) -> V3<L> {
     V3::select(known, came, V3::select(moved, back.scale(rcp), V3::zero()))
 }
 
+/// Lanes where `v` is not zero.
+#[inline(always)]
+pub(super) fn known<L: Lane>(v: V3<L>) -> L::M {
+    let zero = s::<L>(0.0);
+    !(v.x.eq(zero) & v.y.eq(zero) & v.z.eq(zero))
+}
+
 /// Lanes where `a` and `b` are the same point.
 #[inline(always)]
 pub(super) fn same<L: Lane>(a: V3<L>, b: V3<L>) -> L::M {

@@ -5,12 +5,10 @@
 //! contact forces of `load.rs`).
 
 use super::geom::{
-    carried, contains, grown, keep_side, or_back, overlap, row_in, s, seg_in, seg_span,
+    carried, contains, grown, keep_side, known, or_back, overlap, row_in, s, seg_in, seg_span,
 };
 use crate::kernel::lane::{Bounds, Lane, Mask, V3};
-use crate::kernel::narrow::{
-    point_contact_from_l, point_contact_l, segment_contact_from_l, segment_contact_l,
-};
+use crate::kernel::narrow::{on_centre, point_contact_l, segment_contact_l};
 use crate::kernel::store::Store;
 use cable_core::WorldCollider;
 use glam::Vec3;
@@ -256,10 +254,16 @@ pub(super) fn shape_pass<G: Lane, V: ShapeRows<G>>(
         if m.none() {
             continue;
         }
+        let (phi, nrm) = point_contact_l(&col.shape, p);
         let came = v.side(i);
-        // On the core: out the side it started on, or against its motion.
-        let back = || or_back(came, carried(col, v.prev(i)) - p);
-        let (phi, nrm) = point_contact_from_l(&col.shape, p, back);
+        // On the centre: out the side it started on, or against its motion.
+        let centre = on_centre(&col.shape, phi);
+        let nrm = if centre.any() {
+            let back = or_back(came, carried(col, v.prev(i)) - p);
+            V3::select(centre & known(back), back, nrm)
+        } else {
+            nrm
+        };
         let (phi, nrm) = keep_side(&col.shape, p, phi, nrm, came);
         let hit = m & phi.lt(r);
         if hit.any() {
@@ -282,12 +286,16 @@ pub(super) fn shape_pass<G: Lane, V: ShapeRows<G>>(
         if m.none() {
             continue;
         }
+        let (t, phi, nrm) = segment_contact_l(&col.shape, a, bq);
         let came = v.side(n + i);
-        let back = || {
+        let centre = on_centre(&col.shape, phi);
+        let nrm = if centre.any() {
             let (a0, b0) = (carried(col, v.prev(i)), carried(col, v.prev(i + 1)));
-            or_back(came, (a0 - a) + (b0 - bq))
+            let back = or_back(came, (a0 - a) + (b0 - bq));
+            V3::select(centre & known(back), back, nrm)
+        } else {
+            nrm
         };
-        let (t, phi, nrm) = segment_contact_from_l(&col.shape, a, bq, back);
         let at = a + (bq - a).scale(t);
         let (phi, nrm) = keep_side(&col.shape, at, phi, nrm, came);
         let hit = m & phi.lt(r);
