@@ -24,7 +24,7 @@ use std::time::{Duration, Instant};
 
 use cable::core::mesh::{MeshBuffers, MeshOptions};
 use cable::systems::Layout;
-use cable::systems::mesh::build_meshes;
+use cable::systems::mesh::{MeshStats, build_meshes};
 use cable::workload::Workload;
 use cable::{CableDesc, CableParams, ParticlePool, SolverParams, Stepper};
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
@@ -124,6 +124,27 @@ fn lookup(c: &mut Criterion) {
 }
 
 /// Step and mesh of one frame, timed in one run (see the file's docs).
+/// Times `iters` mesh builds, each after one untimed substep, checking
+/// each build's stats with `check`.
+fn mesh_after_steps(
+    iters: u64,
+    stepper: &mut Stepper,
+    pool: &mut ParticlePool,
+    options: &MeshOptions,
+    mesh: &mut MeshBuffers,
+    check: impl Fn(MeshStats),
+) -> Duration {
+    let mut spent = Duration::ZERO;
+    for _ in 0..iters {
+        stepper.run_substeps(pool, 1);
+        let t = Instant::now();
+        let stats = build_meshes(pool, options, mesh).expect("fits");
+        spent += t.elapsed();
+        check(stats);
+    }
+    spent
+}
+
 fn frame(c: &mut Criterion) {
     let mut group = c.benchmark_group("frame");
     group
@@ -154,15 +175,9 @@ fn frame(c: &mut Criterion) {
     group.bench_function("mesh_moving", |b| {
         workers.install(|| {
             b.iter_custom(|iters| {
-                let mut spent = Duration::ZERO;
-                for _ in 0..iters {
-                    stepper.run_substeps(&mut pool, 1);
-                    let t = Instant::now();
-                    let stats = build_meshes(&pool, &options, &mut mesh).expect("fits");
-                    spent += t.elapsed();
-                    assert_eq!(stats.rebuilt, 1_000, "every cable moved");
-                }
-                spent
+                mesh_after_steps(iters, &mut stepper, &mut pool, &options, &mut mesh, |s| {
+                    assert_eq!(s.rebuilt, 1_000, "every cable moved");
+                })
             });
         });
     });
@@ -194,15 +209,9 @@ fn frame(c: &mut Criterion) {
     group.bench_function("mesh_sleeping", |b| {
         workers.install(|| {
             b.iter_custom(|iters| {
-                let mut spent = Duration::ZERO;
-                for _ in 0..iters {
-                    stepper.run_substeps(&mut pool, 1);
-                    let t = Instant::now();
-                    let stats = build_meshes(&pool, &options, &mut mesh).expect("fits");
-                    spent += t.elapsed();
-                    assert_eq!(stats.kept, 1_000, "no cable rebuilt");
-                }
-                spent
+                mesh_after_steps(iters, &mut stepper, &mut pool, &options, &mut mesh, |s| {
+                    assert_eq!(s.kept, 1_000, "no cable rebuilt");
+                })
             });
         });
     });
