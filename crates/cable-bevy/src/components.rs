@@ -3,6 +3,7 @@
 
 use bevy_ecs::prelude::*;
 use bevy_math::{Quat, Vec3};
+use bevy_reflect::std_traits::ReflectDefault;
 use cable_core::{CableDesc, CableError, CableHandle, Collider, ColliderHandle};
 #[cfg(doc)]
 use {
@@ -299,4 +300,44 @@ pub struct CableStatus {
     pub rest_length: f32,
     /// Its particle count (a winch adds and removes particles).
     pub particles: usize,
+}
+
+/// Opt-in interpolation of a cable between the last two steps, for
+/// rendering at a frame rate that is not the step rate (as avian's and
+/// `bevy_transform_interpolation`'s `TransformInterpolation`). Insert
+/// `CableInterpolated::default()` on a cable entity: after each frame's
+/// steps, [`CableInterpolated::positions`] holds each particle's position
+/// interpolated between the step before the last and the last one, at
+/// [`CableSimulation::overstep_fraction`](crate::CableSimulation::overstep_fraction)
+/// (`Time<Fixed>::overstep_fraction()` under `FixedUpdate`), so
+/// rendering runs at most one step behind the simulation and never
+/// stutters. Its [`CableTube`] mesh is interpolated the same way.
+/// [`CableParticles`] keep the last step's positions.
+///
+/// Written in `RunFixedMainLoop` after the fixed loop (so `Update` reads
+/// the frame's values), or right after the write-back when the plugin
+/// accumulates time itself ([`CableClock`](crate::CableClock)). When the
+/// particle count changed in the last step (a winch), the readout is the
+/// last step's positions.
+///
+/// # Example
+/// ```
+/// use bevy_ecs::prelude::*;
+/// use cable_bevy::{Cable, CableInterpolated};
+///
+/// fn draw(ropes: Query<&CableInterpolated>) {
+///     for rope in &ropes {
+///         // a line strip through rope.positions
+///         let _ = &rope.positions;
+///     }
+/// }
+/// # bevy_ecs::system::assert_is_system(draw);
+/// ```
+#[derive(Component, Debug, Clone, Default, PartialEq, bevy_reflect::Reflect)]
+#[reflect(Component, Default, Debug, Clone)]
+pub struct CableInterpolated {
+    /// Positions, world space, from the cable's start to its end.
+    pub positions: Vec<Vec3>,
+    /// The positions before the last step.
+    pub(crate) previous: Vec<Vec3>,
 }

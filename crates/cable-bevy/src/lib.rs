@@ -115,6 +115,7 @@ use {
 mod components;
 mod convert;
 mod plugin;
+mod reflect;
 mod simulation;
 mod systems;
 mod tubes;
@@ -124,8 +125,8 @@ pub use cable_systems;
 
 pub use components::{
     Cable, CableAnchor, CableAttachments, CableBody, CableCollider, CableColliderBody,
-    CableColliderForce, CableHidden, CableParticles, CableRejected, CableStatus, CableTension,
-    CableTube, CableWinch,
+    CableColliderForce, CableHidden, CableInterpolated, CableParticles, CableRejected, CableStatus,
+    CableTension, CableTube, CableWinch,
 };
-pub use plugin::{CablePlugin, CableSystems};
+pub use plugin::{CableClock, CablePlugin, CableSystems};
 pub use simulation::{CableContact, CableNotice, CableSimulation, CableTorn};

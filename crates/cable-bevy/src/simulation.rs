@@ -2,6 +2,7 @@
 //! entities and handles) and the [`CableNotice`] message.
 
 use std::collections::HashMap;
+use std::time::Duration;
 
 use bevy_ecs::prelude::*;
 use cable_core::mesh::{MeshBuffers, MeshOptions};
@@ -9,9 +10,11 @@ use cable_core::{CableError, CableHandle, ColliderHandle, End, ParticlePool};
 use cable_systems::{Layout, SolverParams, Stepper};
 
 #[cfg(doc)]
-use crate::components::{Cable, CableCollider, CableColliderBody};
+use crate::components::{Cable, CableCollider, CableColliderBody, CableInterpolated};
 use crate::components::{CableBody, CableParticles, CableRejected};
 use crate::convert::cable_glam;
+#[cfg(doc)]
+use crate::plugin::CableClock;
 
 /// The simulation: the particle pool, the stepper and the map between
 /// entities and pool handles. A resource added by [`CablePlugin`](crate::CablePlugin).
@@ -38,6 +41,24 @@ pub struct CableSimulation {
     /// The last winch order given to each cable's pool cable (refused
     /// ones too, so a refusal is reported once).
     pub(crate) winches: HashMap<CableHandle, Option<cable_core::Winch>>,
+    /// The steps follow `Time<Fixed>` one per run ([`CableClock::Fixed`]),
+    /// or accumulate `Time` ([`CableClock::Accumulated`]).
+    pub(crate) fixed_clock: bool,
+    /// [`CableClock::Accumulated`]: time not yet stepped.
+    pub(crate) accumulator: Duration,
+    /// Where rendering stands between the last two steps, 0 to 1: set
+    /// by the interpolation system, read by the meshes.
+    pub(crate) fraction: f32,
+    /// Steps the last run of the step system ran (0 when the
+    /// accumulator held less than a step).
+    pub(crate) ran: u32,
+    /// The tube meshes of the interpolated cables before the last step.
+    pub(crate) prev_mesh: MeshBuffers,
+    /// The interpolated cables with a tube, whose mesh before the last
+    /// step is kept (reused per step).
+    pub(crate) interpolated_tubes: Vec<CableHandle>,
+    /// Reused per step: one cable's positions.
+    pub(crate) scratch: Vec<cable_glam::Vec3>,
 }
 
 impl Default for CableSimulation {
@@ -56,6 +77,13 @@ impl Default for CableSimulation {
             lost: Vec::new(),
             last_error: None,
             winches: HashMap::new(),
+            fixed_clock: true,
+            accumulator: Duration::ZERO,
+            fraction: 1.0,
+            ran: 0,
+            prev_mesh: MeshBuffers::new(),
+            interpolated_tubes: Vec::new(),
+            scratch: Vec::new(),
         }
     }
 }
@@ -147,6 +175,17 @@ impl CableSimulation {
         self.cables.get(&entity).copied()
     }
 
+    /// Where rendering stands between the last two steps, from 0 (the
+    /// step before the last) to 1 (the last step), as the last
+    /// [`CableSystems::Interpolate`](crate::CableSystems::Interpolate) found it: `Time<Fixed>::overstep_fraction()`
+    /// with [`CableClock::Fixed`], the plugin's accumulator over the
+    /// timestep with [`CableClock::Accumulated`]. [`CableInterpolated`]
+    /// readouts and interpolated tube meshes are at this fraction.
+    #[must_use]
+    pub fn overstep_fraction(&self) -> f32 {
+        self.fraction
+    }
+
     /// The pool collider of a collider entity.
     #[must_use]
     pub fn collider_of(&self, entity: Entity) -> Option<ColliderHandle> {
@@ -172,6 +211,25 @@ impl CableSimulation {
             }
         }
         Some(h)
+    }
+
+    /// Keeps the tube meshes of the interpolated cables as they are
+    /// before a step, to interpolate the meshes from.
+    pub(crate) fn snapshot_tubes(&mut self) {
+        if self.interpolated_tubes.is_empty() {
+            return;
+        }
+        let result = cable_systems::mesh::build_meshes_for(
+            &self.pool,
+            &self.mesh_options,
+            &self.interpolated_tubes,
+            &mut self.prev_mesh,
+        );
+        if let Err(e) = result {
+            // The tube is then drawn at the last step, not interpolated.
+            self.prev_mesh = MeshBuffers::new();
+            self.log_once(format!("cable-bevy: interpolated meshes not kept: {e}"));
+        }
     }
 
     /// Logs a step-level error unless it is the one logged last.
