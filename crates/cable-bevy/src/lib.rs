@@ -116,6 +116,7 @@ mod components;
 mod convert;
 mod plugin;
 mod reflect;
+mod save;
 mod simulation;
 mod systems;
 mod tubes;
@@ -129,4 +130,5 @@ pub use components::{
     CableTension, CableTube, CableWinch,
 };
 pub use plugin::{CableClock, CablePlugin, CableSystems};
+pub use save::restore_simulation;
 pub use simulation::{CableContact, CableNotice, CableSimulation, CableTorn};
