@@ -3,6 +3,7 @@
 
 use bevy_ecs::prelude::*;
 use bevy_math::{Quat, Vec3};
+use bevy_reflect::std_traits::ReflectDefault;
 use cable_core::{CableDesc, CableError, CableHandle, Collider, ColliderHandle};
 #[cfg(doc)]
 use {
@@ -30,10 +31,20 @@ use crate::convert::{to_cable, to_cable_quat};
 /// assert_eq!(rope.desc.particle_count(), 21);
 /// # Ok::<(), cable_core::CableError>(())
 /// ```
-#[derive(Component, Debug, Clone, PartialEq)]
+///
+/// # Reflection
+/// Only [`Cable::masses`] is reflected: [`Cable::desc`] is a
+/// `cable_core::CableDesc`, which does not implement `Reflect` (the core
+/// crates do not depend on Bevy), so an inspector does not show it and a
+/// `Cable` cannot be built from a reflected value (a scene file): spawn
+/// it in code.
+#[derive(Component, Debug, Clone, PartialEq, bevy_reflect::Reflect)]
+#[reflect(Component, Debug, Clone, from_reflect = false)]
 #[require(CableParticles)]
 pub struct Cable {
     /// Geometry and parameters (radius, sides, stiffness, …) of the cable.
+    /// Not reflected (`cable_core::CableDesc` has no `Reflect`).
+    #[reflect(ignore)]
     pub desc: CableDesc,
     /// Particle masses other than the default 1 kg: (particle index, kg).
     pub masses: Vec<(usize, f32)>,
@@ -84,9 +95,14 @@ impl Cable {
 }
 
 /// The pool cable of a [`Cable`] entity, added by [`CableSystems::Sync`](crate::CableSystems::Sync).
-#[derive(Component, Debug, Clone, Copy, PartialEq, Eq)]
+/// Reflected as a marker: its handle (a `cable_core::CableHandle`, no
+/// `Reflect`, and meaningless outside this pool) is not.
+#[derive(Component, Debug, Clone, Copy, PartialEq, Eq, bevy_reflect::Reflect)]
+#[reflect(Component, Debug, Clone, from_reflect = false)]
 pub struct CableBody {
     /// The cable in [`CableSimulation::pool`](crate::CableSimulation::pool).
+    /// Not reflected.
+    #[reflect(ignore)]
     pub handle: CableHandle,
 }
 
@@ -94,20 +110,25 @@ pub struct CableBody {
 /// example a mass out of range, the pool's particle budget, or a
 /// compliance that overflows at the substep), at spawn or at a later step
 /// (its [`CableParticles`] are then emptied). The plugin does not retry
-/// while it is there: remove it to try again.
-#[derive(Component, Debug, Clone, PartialEq)]
-pub struct CableRejected(pub CableError);
+/// while it is there: remove it to try again. Reflected as a marker: the
+/// error (a `cable_core::CableError`, no `Reflect`) is not; its `Debug`
+/// and `Display` say it.
+#[derive(Component, Debug, Clone, PartialEq, bevy_reflect::Reflect)]
+#[reflect(Component, Debug, Clone, from_reflect = false)]
+pub struct CableRejected(#[reflect(ignore)] pub CableError);
 
 /// The particle positions of a cable entity, metres, from its start to its
 /// end, written after every step (the buffer is reused).
-#[derive(Component, Debug, Clone, Default, PartialEq)]
+#[derive(Component, Debug, Clone, Default, PartialEq, bevy_reflect::Reflect)]
+#[reflect(Component, Default, Debug, Clone)]
 pub struct CableParticles {
     /// Positions, world space.
     pub positions: Vec<Vec3>,
 }
 
 /// Where one end of a cable hangs.
-#[derive(Debug, Clone, Copy, PartialEq, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Default, bevy_reflect::Reflect)]
+#[reflect(Default, Debug, Clone)]
 pub enum CableAnchor {
     /// Not attached: the end moves freely.
     #[default]
@@ -129,7 +150,8 @@ pub enum CableAnchor {
 /// as the [`Cable`]'s description pinned them. Change it at any time:
 /// attaching pins the end to its target from the next substep, detaching
 /// frees it without a jump.
-#[derive(Component, Debug, Clone, Copy, PartialEq, Default)]
+#[derive(Component, Debug, Clone, Copy, PartialEq, Default, bevy_reflect::Reflect)]
+#[reflect(Component, Default, Debug, Clone)]
 pub struct CableAttachments {
     /// Particle 0.
     pub start: CableAnchor,
@@ -153,8 +175,14 @@ pub struct CableAttachments {
 /// # let _ = (ball, post, floor, crate_);
 /// # Ok::<(), cable_core::CableError>(())
 /// ```
-#[derive(Component, Debug, Clone, Copy, PartialEq)]
-pub struct CableCollider(pub Collider);
+///
+/// # Reflection
+/// Reflected as a marker: the shape (a `cable_core::Collider`, no
+/// `Reflect`) is not, so an inspector does not show it and a scene file
+/// cannot make one: add it in code.
+#[derive(Component, Debug, Clone, Copy, PartialEq, bevy_reflect::Reflect)]
+#[reflect(Component, Debug, Clone, from_reflect = false)]
+pub struct CableCollider(#[reflect(ignore)] pub Collider);
 
 impl CableCollider {
     /// A ball of `radius` metres around the entity's origin.
@@ -200,9 +228,13 @@ impl CableCollider {
 
 /// The pool collider of a [`CableCollider`] entity, added by
 /// [`CableSystems::Sync`](crate::CableSystems::Sync).
-#[derive(Component, Debug, Clone, Copy, PartialEq, Eq)]
+/// Reflected as a marker: its handle (no `Reflect`) is not.
+#[derive(Component, Debug, Clone, Copy, PartialEq, Eq, bevy_reflect::Reflect)]
+#[reflect(Component, Debug, Clone, from_reflect = false)]
 pub struct CableColliderBody {
     /// The collider in [`CableSimulation::pool`](crate::CableSimulation::pool)'s collider set.
+    /// Not reflected.
+    #[reflect(ignore)]
     pub handle: ColliderHandle,
 }
 
@@ -212,7 +244,8 @@ pub struct CableColliderBody {
 /// for). Adding it to any collider entity turns contact force measurement
 /// on (`ColliderSet::set_measure_forces`): see the collisions guide's
 /// "Contact forces".
-#[derive(Component, Debug, Clone, Copy, PartialEq, Default)]
+#[derive(Component, Debug, Clone, Copy, PartialEq, Default, bevy_reflect::Reflect)]
+#[reflect(Component, Default, Debug, Clone)]
 pub struct CableColliderForce {
     /// The force on the collider, newtons (world axes).
     pub force: Vec3,
@@ -225,7 +258,8 @@ pub struct CableColliderForce {
 /// (and a [`Mesh3d`] holding it, unless the entity has one) and rewrites
 /// its positions, normals, tangents, UVs and indices in place every frame.
 /// Add a material to see it. Needs the [`Assets<Mesh>`] resource.
-#[derive(Component, Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[derive(Component, Debug, Clone, Copy, PartialEq, Eq, Default, bevy_reflect::Reflect)]
+#[reflect(Component, Default, Debug, Clone)]
 pub struct CableTube;
 
 /// A winch on the cable: reels its rest length toward `target_length`
@@ -249,7 +283,8 @@ pub struct CableTube;
 /// let winch = CableWinch { target_length: 2.0, speed: 3.0 };
 /// # let _ = winch;
 /// ```
-#[derive(Component, Debug, Clone, Copy, PartialEq)]
+#[derive(Component, Debug, Clone, Copy, PartialEq, bevy_reflect::Reflect)]
+#[reflect(Component, Debug, Clone)]
 pub struct CableWinch {
     /// Rest length to reel to, metres, in (0, 1e7].
     pub target_length: f32,
@@ -271,7 +306,8 @@ impl From<CableWinch> for cable_core::Winch {
 /// `skip_when_hidden` is not simulated while marked, and the mesh asset of
 /// a hidden [`CableTube`] keeps its last contents instead of being
 /// rewritten (and uploaded) every frame. Remove it to show the cable again.
-#[derive(Component, Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[derive(Component, Debug, Clone, Copy, PartialEq, Eq, Default, bevy_reflect::Reflect)]
+#[reflect(Component, Default, Debug, Clone)]
 pub struct CableHidden;
 
 /// The tension of each segment of the cable, newtons, written after each
@@ -281,7 +317,8 @@ pub struct CableHidden;
 /// cable entity turns tension tracking on (`Stepper::set_track_tension`,
 /// a little extra work per substep for every cable); removing it from the
 /// last one turns it off.
-#[derive(Component, Debug, Clone, PartialEq, Default)]
+#[derive(Component, Debug, Clone, PartialEq, Default, bevy_reflect::Reflect)]
+#[reflect(Component, Default, Debug, Clone)]
 pub struct CableTension {
     /// One tension per segment, start to end.
     pub segments: Vec<f32>,
@@ -290,7 +327,8 @@ pub struct CableTension {
 /// What the solver says of the cable, written after each fixed step into
 /// the cable entities that have one (insert `CableStatus::default()`; the
 /// plugin does not add it, and it reads zeros until the first fixed step).
-#[derive(Component, Debug, Clone, Copy, PartialEq, Default)]
+#[derive(Component, Debug, Clone, Copy, PartialEq, Default, bevy_reflect::Reflect)]
+#[reflect(Component, Default, Debug, Clone)]
 pub struct CableStatus {
     /// The cable is asleep: it came to rest and is not simulated until
     /// something wakes it (`CableParams::sleep_speed`).
@@ -299,4 +337,44 @@ pub struct CableStatus {
     pub rest_length: f32,
     /// Its particle count (a winch adds and removes particles).
     pub particles: usize,
+}
+
+/// Opt-in interpolation of a cable between the last two steps, for
+/// rendering at a frame rate that is not the step rate (as avian's and
+/// `bevy_transform_interpolation`'s `TransformInterpolation`). Insert
+/// `CableInterpolated::default()` on a cable entity: after each frame's
+/// steps, [`CableInterpolated::positions`] holds each particle's position
+/// interpolated between the step before the last and the last one, at
+/// [`CableSimulation::overstep_fraction`](crate::CableSimulation::overstep_fraction)
+/// (`Time<Fixed>::overstep_fraction()` under `FixedUpdate`), so
+/// rendering runs at most one step behind the simulation and never
+/// stutters. Its [`CableTube`] mesh is interpolated the same way.
+/// [`CableParticles`] keep the last step's positions.
+///
+/// Written in `RunFixedMainLoop` after the fixed loop (so `Update` reads
+/// the frame's values), or right after the write-back when the plugin
+/// accumulates time itself ([`CableClock`](crate::CableClock)). When the
+/// particle count changed in the last step (a winch), the readout is the
+/// last step's positions.
+///
+/// # Example
+/// ```
+/// use bevy_ecs::prelude::*;
+/// use cable_bevy::{Cable, CableInterpolated};
+///
+/// fn draw(ropes: Query<&CableInterpolated>) {
+///     for rope in &ropes {
+///         // a line strip through rope.positions
+///         let _ = &rope.positions;
+///     }
+/// }
+/// # bevy_ecs::system::assert_is_system(draw);
+/// ```
+#[derive(Component, Debug, Clone, Default, PartialEq, bevy_reflect::Reflect)]
+#[reflect(Component, Default, Debug, Clone)]
+pub struct CableInterpolated {
+    /// Positions, world space, from the cable's start to its end.
+    pub positions: Vec<Vec3>,
+    /// The positions before the last step.
+    pub(crate) previous: Vec<Vec3>,
 }

@@ -1,5 +1,6 @@
 //! Bevy plugin for the `cable` Verlet rope engine: cables, their
-//! attachments and colliders as components, stepped in `FixedUpdate`, the
+//! attachments and colliders as components, stepped in `FixedUpdate` (or
+//! the schedule of your choice, [`CablePlugin::in_schedule`]), the
 //! particles kept in one structure-of-arrays [`ParticlePool`] (never one
 //! entity per particle).
 //!
@@ -14,7 +15,8 @@
 //!   culling says it is not shown;
 //! - readouts written after each fixed step: [`CableTension`] (each
 //!   segment's tension) and [`CableStatus`] (asleep, rest length, particle
-//!   count);
+//!   count); [`CableInterpolated`]: the positions interpolated between the
+//!   last two steps for rendering (and the tube mesh with them);
 //!
 //! and give other entities a [`CableCollider`] (sphere, capsule, half-space,
 //! box) posed by their [`GlobalTransform`]. The particle positions are
@@ -22,7 +24,17 @@
 //! [`Cable`], so always there). The pool itself is the [`CableSimulation`]
 //! resource, for everything the components do not cover.
 //!
-//! # Steps, each `FixedUpdate` (system set [`CableSystems`])
+//! # Schedule and clock
+//! [`CablePlugin::default`] runs in `FixedUpdate`, one step of
+//! `Time<Fixed>::timestep()` per run. [`CablePlugin::in_schedule`] picks
+//! another schedule: in the other schedules of `FixedMain`
+//! (`FixedPostUpdate`, …) it is the same; in any other (`Update`,
+//! `PostUpdate`, your own) the plugin accumulates `Time`'s delta and runs
+//! the whole fixed steps it holds, carrying the rest ([`CableClock`]): the
+//! solver never sees a variable step. The mesh system stays in
+//! `PostUpdate`.
+//!
+//! # Steps, each run of the schedule (system set [`CableSystems`])
 //! 1. **sync** ([`CableSystems::Sync`]): the solver's substep is set to
 //!    `Time<Fixed>::timestep() / substeps`; new [`Cable`]s get a pool cable
 //!    and a [`CableBody`], checked against that substep (a refused one,
@@ -53,6 +65,10 @@
 //! `LogPlugin` shows it with Bevy's own log), and sent as a
 //! [`CableNotice`] message.
 //!
+//! With [`CableClock::Accumulated`] a run may take no step (then nothing
+//! is written back) or several (the attached ends' targets moved across
+//! them; messages sent for each).
+//!
 //! In `PostUpdate` ([`CableSystems::Mesh`]), [`CableTube`] meshes are rebuilt
 //! when the [`Assets<Mesh>`] resource exists (an `AssetPlugin`, or the
 //! resource inserted by hand in a headless app).
@@ -60,6 +76,27 @@
 //! A target's [`GlobalTransform`] is the one Bevy propagated at the end of
 //! the previous frame (as with any physics in `FixedUpdate`), so a cable
 //! follows an entity moved in `Update` one frame later.
+//!
+//! # Interpolation
+//! Insert [`CableInterpolated`] on a cable entity to read (and mesh) it
+//! between its last two steps at the overstep fraction
+//! (`Time<Fixed>::overstep_fraction()`, or the plugin's own accumulator
+//! in a variable schedule), as avian's `TransformInterpolation` does for
+//! bodies: written in `RunFixedMainLoop` after the fixed loop, so `Update`
+//! reads it.
+//!
+//! # Reflection
+//! Every component, [`CableAnchor`], [`CableClock`] and the
+//! [`CableSimulation`] resource derive `Reflect` and are registered by the
+//! plugin. Fields of `cable_core` types (a [`Cable`]'s description, a
+//! [`CableCollider`]'s shape, the handles, a [`CableRejected`]'s error, the
+//! pool) are not reflected: the core crates do not depend on Bevy. Each
+//! type's docs say which.
+//!
+//! # Save and restore
+//! [`CableSimulation::save`] writes the simulation and the plugin's state
+//! between steps as JSON; [`restore_simulation`] puts it back into the
+//! world and relinks the entities, and the run goes on bit for bit.
 //!
 //! # glam
 //! `cable` accepts glam 0.33 or 0.34; Bevy 0.20 uses 0.33. This crate
@@ -115,6 +152,8 @@ use {
 mod components;
 mod convert;
 mod plugin;
+mod reflect;
+mod save;
 mod simulation;
 mod systems;
 mod tubes;
@@ -124,8 +163,9 @@ pub use cable_systems;
 
 pub use components::{
     Cable, CableAnchor, CableAttachments, CableBody, CableCollider, CableColliderBody,
-    CableColliderForce, CableHidden, CableParticles, CableRejected, CableStatus, CableTension,
-    CableTube, CableWinch,
+    CableColliderForce, CableHidden, CableInterpolated, CableParticles, CableRejected, CableStatus,
+    CableTension, CableTube, CableWinch,
 };
-pub use plugin::{CablePlugin, CableSystems};
+pub use plugin::{CableClock, CablePlugin, CableSystems};
+pub use save::restore_simulation;
 pub use simulation::{CableContact, CableNotice, CableSimulation, CableTorn};

@@ -2,42 +2,90 @@
 //! entities and handles) and the [`CableNotice`] message.
 
 use std::collections::HashMap;
+use std::time::Duration;
 
 use bevy_ecs::prelude::*;
+use bevy_reflect::std_traits::ReflectDefault;
 use cable_core::mesh::{MeshBuffers, MeshOptions};
 use cable_core::{CableError, CableHandle, ColliderHandle, End, ParticlePool};
 use cable_systems::{Layout, SolverParams, Stepper};
 
 #[cfg(doc)]
-use crate::components::{Cable, CableCollider, CableColliderBody};
+use crate::components::{Cable, CableCollider, CableColliderBody, CableInterpolated};
 use crate::components::{CableBody, CableParticles, CableRejected};
 use crate::convert::cable_glam;
+#[cfg(doc)]
+use crate::plugin::CableClock;
 
 /// The simulation: the particle pool, the stepper and the map between
 /// entities and pool handles. A resource added by [`CablePlugin`](crate::CablePlugin).
-#[derive(Resource, Debug)]
+///
+/// # Reflection
+/// Registered, but opaque to inspectors: none of its fields is reflected
+/// (the pool and the stepper are `cable_core`/`cable_systems` types, which
+/// have no `Reflect`; the rest is the plugin's bookkeeping). Read it
+/// through its methods; save it with [`CableSimulation::save`].
+#[derive(Resource, Debug, bevy_reflect::Reflect)]
+#[reflect(Resource, Default)]
 pub struct CableSimulation {
+    #[reflect(ignore)]
     pub(crate) pool: ParticlePool,
+    #[reflect(ignore)]
     pub(crate) stepper: Stepper,
+    #[reflect(ignore)]
     pub(crate) substeps: u32,
+    #[reflect(ignore)]
     pub(crate) mesh_options: MeshOptions,
+    #[reflect(ignore)]
     pub(crate) mesh: MeshBuffers,
+    #[reflect(ignore)]
     pub(crate) cables: HashMap<Entity, CableHandle>,
+    #[reflect(ignore)]
     pub(crate) colliders: HashMap<Entity, ColliderHandle>,
     /// Each attached end's target at the end of the previous step, to
     /// interpolate from.
+    #[reflect(ignore)]
     pub(crate) targets: HashMap<(CableHandle, End), cable_glam::Vec3>,
     /// Reused per step: (cable, end, from, to).
+    #[reflect(ignore)]
     pub(crate) moves: Vec<(CableHandle, End, cable_glam::Vec3, cable_glam::Vec3)>,
     /// Reused per sync: cable entities whose pool cable was removed
     /// behind the plugin's back, with the removed handle.
+    #[reflect(ignore)]
     pub(crate) lost: Vec<(Entity, CableHandle)>,
     /// The last step-level error logged, so that a failure repeated every
     /// fixed step is logged once; cleared by a step that runs.
+    #[reflect(ignore)]
     pub(crate) last_error: Option<String>,
     /// The last winch order given to each cable's pool cable (refused
     /// ones too, so a refusal is reported once).
+    #[reflect(ignore)]
     pub(crate) winches: HashMap<CableHandle, Option<cable_core::Winch>>,
+    /// The steps follow `Time<Fixed>` one per run ([`CableClock::Fixed`]),
+    /// or accumulate `Time` ([`CableClock::Accumulated`]).
+    #[reflect(ignore)]
+    pub(crate) fixed_clock: bool,
+    /// [`CableClock::Accumulated`]: time not yet stepped.
+    #[reflect(ignore)]
+    pub(crate) accumulator: Duration,
+    /// Where rendering stands between the last two steps, 0 to 1: set
+    /// by the interpolation system, read by the meshes.
+    #[reflect(ignore)]
+    pub(crate) fraction: f32,
+    /// Steps the last run of the step system ran (0 when the
+    /// accumulator held less than a step).
+    #[reflect(ignore)]
+    pub(crate) ran: u32,
+    /// The tube meshes of the interpolated cables before the last step.
+    #[reflect(ignore)]
+    pub(crate) prev_mesh: MeshBuffers,
+    /// The interpolated cables with a tube, whose mesh before the last
+    /// step is kept (reused per step).
+    #[reflect(ignore)]
+    pub(crate) interpolated_tubes: Vec<CableHandle>,
+    /// Reused per step: one cable's positions.
+    #[reflect(ignore)]
+    pub(crate) scratch: Vec<cable_glam::Vec3>,
 }
 
 impl Default for CableSimulation {
@@ -56,6 +104,13 @@ impl Default for CableSimulation {
             lost: Vec::new(),
             last_error: None,
             winches: HashMap::new(),
+            fixed_clock: true,
+            accumulator: Duration::ZERO,
+            fraction: 1.0,
+            ran: 0,
+            prev_mesh: MeshBuffers::new(),
+            interpolated_tubes: Vec::new(),
+            scratch: Vec::new(),
         }
     }
 }
@@ -147,6 +202,17 @@ impl CableSimulation {
         self.cables.get(&entity).copied()
     }
 
+    /// Where rendering stands between the last two steps, from 0 (the
+    /// step before the last) to 1 (the last step), as the last
+    /// [`CableSystems::Interpolate`](crate::CableSystems::Interpolate) found it: `Time<Fixed>::overstep_fraction()`
+    /// with [`CableClock::Fixed`], the plugin's accumulator over the
+    /// timestep with [`CableClock::Accumulated`]. [`CableInterpolated`]
+    /// readouts and interpolated tube meshes are at this fraction.
+    #[must_use]
+    pub fn overstep_fraction(&self) -> f32 {
+        self.fraction
+    }
+
     /// The pool collider of a collider entity.
     #[must_use]
     pub fn collider_of(&self, entity: Entity) -> Option<ColliderHandle> {
@@ -172,6 +238,25 @@ impl CableSimulation {
             }
         }
         Some(h)
+    }
+
+    /// Keeps the tube meshes of the interpolated cables as they are
+    /// before a step, to interpolate the meshes from.
+    pub(crate) fn snapshot_tubes(&mut self) {
+        if self.interpolated_tubes.is_empty() {
+            return;
+        }
+        let result = cable_systems::mesh::build_meshes_for(
+            &self.pool,
+            &self.mesh_options,
+            &self.interpolated_tubes,
+            &mut self.prev_mesh,
+        );
+        if let Err(e) = result {
+            // The tube is then drawn at the last step, not interpolated.
+            self.prev_mesh = MeshBuffers::new();
+            self.log_once(format!("cable-bevy: interpolated meshes not kept: {e}"));
+        }
     }
 
     /// Logs a step-level error unless it is the one logged last.

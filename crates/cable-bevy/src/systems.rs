@@ -1,5 +1,7 @@
 //! The `FixedUpdate` systems: sync, step, write-back.
 
+use std::time::Duration;
+
 use bevy_ecs::prelude::*;
 use bevy_time::{Fixed, Time};
 use bevy_transform::components::GlobalTransform;
@@ -8,8 +10,8 @@ use cable_core::{CableError, CableHandle, End, ParticlePool};
 
 use crate::components::{
     Cable, CableAnchor, CableAttachments, CableBody, CableCollider, CableColliderBody,
-    CableColliderForce, CableHidden, CableParticles, CableRejected, CableStatus, CableTension,
-    CableWinch,
+    CableColliderForce, CableHidden, CableInterpolated, CableParticles, CableRejected, CableStatus,
+    CableTension, CableTube, CableWinch,
 };
 use crate::convert::cable_glam;
 use crate::convert::{to_bevy, to_cable, to_cable_quat};
@@ -273,22 +275,59 @@ pub(crate) fn control_cables(
     }
 }
 
-/// Resolves the attachments and runs the solver for one fixed timestep.
+/// How many steps this run takes: one per run with the fixed clock; with
+/// the accumulated clock, the whole timesteps in the accumulator after
+/// adding `Time`'s delta (at most `max_steps`; the rest of a capped run is
+/// dropped). Sets the accumulated clock's overstep fraction.
+fn steps_due(sim: &mut CableSimulation, timestep: Duration, delta: Option<Duration>) -> u32 {
+    if sim.fixed_clock {
+        return 1;
+    }
+    let Some(delta) = delta else { return 0 };
+    let max_steps = (sim.stepper.params().max_substeps / sim.substeps).max(1);
+    sim.accumulator = sim.accumulator.saturating_add(delta);
+    let mut n = 0;
+    // Exact: `Duration`s are whole nanoseconds, as in `Time<Fixed>`.
+    while sim.accumulator >= timestep {
+        if n == max_steps {
+            // Behind by more than a run may take: drop whole steps.
+            let nanos = sim.accumulator.as_nanos() % timestep.as_nanos();
+            sim.accumulator = Duration::from_nanos(u64::try_from(nanos).unwrap_or(0));
+            break;
+        }
+        sim.accumulator -= timestep;
+        n += 1;
+    }
+    sim.fraction = (sim.accumulator.as_secs_f64() / timestep.as_secs_f64()).clamp(0.0, 1.0) as f32;
+    n
+}
+
+/// Resolves the attachments and runs the solver: one fixed timestep, or
+/// the whole timesteps the accumulated clock holds.
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn step(
     mut commands: Commands,
     mut sim: ResMut<CableSimulation>,
-    time: Option<Res<Time<Fixed>>>,
+    fixed: Option<Res<Time<Fixed>>>,
+    time: Option<Res<Time>>,
     cables: Query<(&CableBody, &CableAttachments)>,
     transforms: Query<&GlobalTransform>,
+    mut interpolated: Query<(&CableBody, &mut CableInterpolated, Has<CableTube>)>,
     mut notices: MessageWriter<CableNotice>,
     (mut contacts, mut torn): (MessageWriter<CableContact>, MessageWriter<CableTorn>),
 ) {
     let sim = &mut *sim;
-    let Some(time) = time else { return };
-    let dt = time.timestep().as_secs_f32();
+    sim.ran = 0;
+    let Some(fixed) = fixed else { return };
+    let timestep = fixed.timestep();
+    let dt = timestep.as_secs_f32();
     let Some(h) = sim.sync_substep(dt) else {
         return;
     };
+    let n = steps_due(sim, timestep, time.map(|t| t.delta()));
+    if n == 0 {
+        return;
+    }
     sim.moves.clear();
     for (body, attachments) in &cables {
         for (end, anchor) in [(End::Start, attachments.start), (End::End, attachments.end)] {
@@ -320,55 +359,116 @@ pub(crate) fn step(
             }
         }
     }
-    let result = match advance(sim, dt) {
-        // Refused before any substep ran (the pool and the accumulator are
-        // untouched) because some cable no longer fits the substep: take
-        // those out, alone, and run the step for the others.
-        Err(_) if sim.stepper.validate_pool(&sim.pool).is_err() => {
-            sim.drop_refused(h, &mut commands, &mut notices);
-            advance(sim, dt)
+    for i in 0..n {
+        if i + 1 == n {
+            // The positions before the last step, to interpolate from.
+            let mut buf = std::mem::take(&mut sim.scratch);
+            sim.interpolated_tubes.clear();
+            for (body, mut interp, tube) in &mut interpolated {
+                if tube && sim.pool.contains(body.handle) {
+                    sim.interpolated_tubes.push(body.handle);
+                }
+                if sim.pool.copy_positions(body.handle, &mut buf).is_ok() {
+                    let prev = &mut interp.previous;
+                    prev.clear();
+                    prev.extend(buf.iter().map(|v| to_bevy(*v)));
+                }
+            }
+            sim.scratch = buf;
+            sim.snapshot_tubes();
         }
-        other => other,
-    };
-    match result {
-        Ok(_) => sim.last_error = None,
-        Err(e) => sim.log_once(format!("cable-bevy: step refused: {e}")),
-    }
-    // A handful per step: the reverse lookups are linear.
-    let cable_entity = |h| sim.cables.iter().find(|(_, c)| **c == h).map(|(e, _)| *e);
-    for &(handle, segment) in sim.stepper.torn() {
-        if let Some(cable) = cable_entity(handle) {
-            torn.write(CableTorn { cable, segment });
+        // The targets move from `from` to `to` across the run's steps.
+        let span = (i as f32 / n as f32, (i + 1) as f32 / n as f32);
+        let result = match advance(sim, dt, span) {
+            // Refused before any substep ran (the pool and the accumulator
+            // are untouched) because some cable no longer fits the
+            // substep: take those out, alone, and run the step for the
+            // others.
+            Err(_) if sim.stepper.validate_pool(&sim.pool).is_err() => {
+                sim.drop_refused(h, &mut commands, &mut notices);
+                advance(sim, dt, span)
+            }
+            other => other,
+        };
+        match result {
+            Ok(_) => sim.last_error = None,
+            Err(e) => sim.log_once(format!("cable-bevy: step refused: {e}")),
         }
-    }
-    for e in sim.stepper.contact_events() {
-        let collider = sim
-            .colliders
-            .iter()
-            .find(|(_, c)| **c == e.collider)
-            .map(|(k, _)| *k);
-        if let (Some(cable), Some(collider)) = (cable_entity(e.cable), collider) {
-            contacts.write(CableContact {
-                cable,
-                collider,
-                kind: e.kind,
-            });
+        sim.ran += 1;
+        // A handful per step: the reverse lookups are linear.
+        let cable_entity = |h| sim.cables.iter().find(|(_, c)| **c == h).map(|(e, _)| *e);
+        for &(handle, segment) in sim.stepper.torn() {
+            if let Some(cable) = cable_entity(handle) {
+                torn.write(CableTorn { cable, segment });
+            }
+        }
+        for e in sim.stepper.contact_events() {
+            let collider = sim
+                .colliders
+                .iter()
+                .find(|(_, c)| **c == e.collider)
+                .map(|(k, _)| *k);
+            if let (Some(cable), Some(collider)) = (cable_entity(e.cable), collider) {
+                contacts.write(CableContact {
+                    cable,
+                    collider,
+                    kind: e.kind,
+                });
+            }
         }
     }
 }
 
 /// Runs the solver for one fixed timestep of `dt` seconds, the attached
-/// ends moved across its substeps.
-fn advance(sim: &mut CableSimulation, dt: f32) -> Result<u32, CableError> {
+/// ends moved across its substeps over `span` of their way from the
+/// previous run's targets to this run's.
+fn advance(sim: &mut CableSimulation, dt: f32, span: (f32, f32)) -> Result<u32, CableError> {
     let moves = &sim.moves;
+    let (a, b) = span;
     sim.stepper.advance_with(&mut sim.pool, dt, |pool, k, n| {
-        let t = (k + 1) as f32 / n as f32;
+        // With one step a run, `a + (b - a) * t` is `t` exactly.
+        let t = a + (b - a) * ((k + 1) as f32 / n as f32);
         for &(handle, end, from, to) in moves {
             // A target beyond the pool's coordinate range (or of a cable
             // just taken out) is refused: the end keeps its previous target.
             let _ = pool.set_attachment(handle, end, Some(from.lerp(to, t)));
         }
     })
+}
+
+/// Writes each [`CableInterpolated`] readout: the positions before the
+/// last step and after it ([`CableParticles`]), mixed at the overstep
+/// fraction (`Time<Fixed>`'s with the fixed clock, the accumulator's
+/// otherwise).
+pub(crate) fn interpolate(
+    mut sim: ResMut<CableSimulation>,
+    fixed: Option<Res<Time<Fixed>>>,
+    mut cables: Query<(&CableParticles, &mut CableInterpolated)>,
+) {
+    if sim.fixed_clock {
+        let fraction = fixed.map_or(1.0, |t| t.overstep_fraction().clamp(0.0, 1.0));
+        if sim.fraction != fraction {
+            sim.fraction = fraction;
+        }
+    }
+    let f = sim.fraction;
+    for (now, mut interp) in &mut cables {
+        let interp = &mut *interp;
+        let out = &mut interp.positions;
+        out.clear();
+        if interp.previous.len() == now.positions.len() {
+            out.extend(
+                interp
+                    .previous
+                    .iter()
+                    .zip(&now.positions)
+                    .map(|(p, c)| p.lerp(*c, f)),
+            );
+        } else {
+            // No step yet, or a winch changed the count: no pairs to mix.
+            out.extend_from_slice(&now.positions);
+        }
+    }
 }
 
 /// Contact forces into [`CableColliderForce`]; positions into
@@ -387,6 +487,11 @@ pub(crate) fn write_back(
     )>,
     mut buf: Local<Vec<cable_glam::Vec3>>,
 ) {
+    if sim.ran == 0 {
+        // No step this run (the accumulated clock held less than one):
+        // the readouts are up to date, and stay unchanged.
+        return;
+    }
     let substep = sim.stepper.params().substep;
     for (body, tension, status) in &mut readouts {
         if let Some(mut t) = tension {
