@@ -5,7 +5,7 @@
 //! driven into each other at 1 to 7 m/s do not pass, collision groups opt
 //! cables out, and every layout and thread count gives the same bits.
 //! Open (issue 43, ignored here): ropes driven into each other at 10 to
-//! 20 m/s.
+//! 20 m/s; a small pile's bottom ropes pushed into the ground.
 
 use cable::systems::Layout;
 use cable::{CableDesc, CableHandle, ParticlePool, SolverParams, Stepper};
@@ -201,6 +201,62 @@ fn a_coil_dropped_on_the_ground_does_not_pass_through_itself() {
     assert!(p.iter().all(|q| q.y > 0.0 && q.y < 0.4), "{p:?}");
     // Turns lie on turns: some particle rests about one thickness up.
     assert!(p.iter().any(|q| q.y > 2.5 * r), "the coil lies flat: {p:?}");
+}
+
+/// Layers of ropes dropped crosswise onto the ground (a small pile):
+/// the ropes at the bottom, pressed down by the ones piled on them, stay
+/// on the ground (one radius above it) at every frame, and the pile has
+/// height (ropes lie on ropes, not through them).
+///
+/// Open (issue 43): the contact pass between cables runs after the
+/// kernel's collider contacts, so the ropes at the bottom are pushed into
+/// the ground. Pushing particles back out of the colliders inside that
+/// pass was tried: it keeps this pile on the ground but lets the coil's
+/// turns (`a_coil_dropped_on_the_ground_does_not_pass_through_itself`)
+/// come within 1 mm of passing.
+#[test]
+#[ignore = "open in issue 43: a pile's bottom ropes are pushed into the ground"]
+fn ropes_piled_on_the_ground_are_not_pushed_through_it() {
+    let r = 0.025;
+    let mut pool = ParticlePool::new();
+    let mut handles = Vec::new();
+    for layer in 0..6 {
+        for k in 0..5 {
+            let (y, c) = (0.1 + 0.15 * layer as f32, -0.4 + 0.2 * k as f32);
+            let (a, b) = if layer % 2 == 0 {
+                (Vec3::new(-0.8, y, c), Vec3::new(0.8, y, c))
+            } else {
+                (Vec3::new(c, y, -0.8), Vec3::new(c, y, 0.8))
+            };
+            let mut desc = CableDesc::line(a, b, 1.6, 24).expect("valid");
+            desc.attach_start = false;
+            desc.attach_end = false;
+            desc.params.radius = r;
+            desc.params.friction = Some(0.3);
+            handles.push(pool.add_cable(&desc).expect("added"));
+        }
+    }
+    pool.colliders_mut()
+        .add(Collider::plane(Vec3::Y, 0.0).expect("valid"));
+    let mut stepper = Stepper::new(params(Vec3::new(0.0, -9.81, 0.0))).expect("valid");
+    let mut lowest = f32::INFINITY;
+    for _ in 0..120 {
+        stepper.advance(&mut pool, H).expect("steps");
+        for &h in &handles {
+            lowest = line(&pool, h).iter().fold(lowest, |m, q| m.min(q.y));
+        }
+    }
+    assert!(
+        lowest > r - 5e-4,
+        "a particle went {:.4} m into the ground",
+        r - lowest
+    );
+    let top = handles
+        .iter()
+        .flat_map(|&h| line(&pool, h))
+        .fold(f32::NEG_INFINITY, |m, q| m.max(q.y));
+    // Six layers of 5 cm ropes: the top layer well above the first.
+    assert!(top > 4.0 * r, "the pile is {top:.3} m high");
 }
 
 /// The closest pair of segments of two polylines: their distance and the

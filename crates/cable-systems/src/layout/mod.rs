@@ -228,4 +228,12 @@ impl LayoutState {
     pub fn lanes(&self) -> &LanesWorld {
         &self.lanes
     }
+
+    /// The contact pass between cables ([`SolverParams::cable_collision`]):
+    /// its statistics of the last substep, such as
+    /// [`crate::between::CableCollision::pairs_tested`].
+    #[must_use]
+    pub fn between(&self) -> &crate::between::CableCollision {
+        &self.between
+    }
 }
