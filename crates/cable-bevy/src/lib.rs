@@ -98,6 +98,13 @@
 //! between steps as JSON; [`restore_simulation`] puts it back into the
 //! world and relinks the entities, and the run goes on bit for bit.
 //!
+//! # Debug drawing (feature `gizmos`)
+//! With the cargo feature `gizmos`, `CableDebugPlugin` draws each cable's
+//! segments (coloured by tension when it has a [`CableTension`]) and each
+//! collider with Bevy gizmos every frame, as `bevy_rapier`'s
+//! `RapierDebugRenderPlugin` does; the gizmo group `CableGizmos` switches
+//! the parts on and off and picks the colours.
+//!
 //! # glam
 //! `cable` accepts glam 0.33 or 0.34; Bevy 0.20 uses 0.33. This crate
 //! converts at its edges, so it builds either way, but only with one glam
@@ -151,6 +158,8 @@ use {
 };
 mod components;
 mod convert;
+#[cfg(feature = "gizmos")]
+mod debug;
 mod plugin;
 mod reflect;
 mod save;
@@ -166,6 +175,8 @@ pub use components::{
     CableColliderForce, CableHidden, CableInterpolated, CableParticles, CableRejected, CableStatus,
     CableTension, CableTube, CableWinch,
 };
+#[cfg(feature = "gizmos")]
+pub use debug::{CableDebugPlugin, CableDebugSystems, CableGizmos, CableTensionColors};
 pub use plugin::{CableClock, CablePlugin, CableSystems};
 pub use save::restore_simulation;
 pub use simulation::{CableContact, CableNotice, CableSimulation, CableTorn};
