@@ -156,6 +156,7 @@ use {
     bevy_transform::components::GlobalTransform,
     cable_core::ParticlePool,
 };
+mod clock;
 mod components;
 mod convert;
 #[cfg(feature = "gizmos")]
@@ -170,6 +171,7 @@ mod tubes;
 pub use cable_core;
 pub use cable_systems;
 
+pub use clock::CableClock;
 pub use components::{
     Cable, CableAnchor, CableAttachments, CableBody, CableCollider, CableColliderBody,
     CableColliderForce, CableHidden, CableInterpolated, CableParticles, CableRejected, CableStatus,
@@ -177,6 +179,6 @@ pub use components::{
 };
 #[cfg(feature = "gizmos")]
 pub use debug::{CableDebugPlugin, CableDebugSystems, CableGizmos, CableTensionColors};
-pub use plugin::{CableClock, CablePlugin, CableSystems};
+pub use plugin::{CablePlugin, CableSystems};
 pub use save::restore_simulation;
 pub use simulation::{CableContact, CableNotice, CableSimulation, CableTorn};

@@ -10,6 +10,7 @@ use bevy_ecs::schedule::ScheduleLabel;
 use cable_core::mesh::MeshOptions;
 use cable_systems::{Layout, SolverParams};
 
+use crate::clock::CableClock;
 use crate::simulation::{CableContact, CableNotice, CableSimulation, CableTorn, log_error};
 use crate::systems::{control_cables, interpolate, step, sync_cables, sync_colliders, write_back};
 use crate::tubes::update_tubes;
@@ -51,45 +52,6 @@ pub struct CablePlugin {
     /// How [`CableTube`](crate::CableTube) meshes are built (sides and radius come from each
     /// cable's parameters).
     pub mesh: MeshOptions,
-}
-
-/// How the plugin's steps follow time. Every step is
-/// `Time<Fixed>::timestep()` long (split into [`CablePlugin::substeps`]
-/// substeps): a Verlet solver needs a fixed step, so a variable frame time
-/// never reaches the solver.
-///
-/// # Example
-/// ```
-/// use bevy_app::Update;
-/// use cable_bevy::{CableClock, CablePlugin};
-///
-/// // Stepped in `Update`: the frame times are accumulated and whole fixed
-/// // steps run (as `bevy_rapier`'s `TimestepMode::Interpolated`).
-/// let plugin = CablePlugin::in_schedule(Update);
-/// assert_eq!(plugin.resolved_clock(), CableClock::Accumulated);
-/// ```
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, bevy_reflect::Reflect)]
-pub enum CableClock {
-    /// [`CableClock::Fixed`] when [`CablePlugin::schedule`] is one of the
-    /// schedules of Bevy's `FixedMain` (`FixedFirst`, `FixedPreUpdate`,
-    /// `FixedUpdate`, `FixedPostUpdate`, `FixedLast`, `FixedMain`),
-    /// [`CableClock::Accumulated`] otherwise.
-    #[default]
-    Auto,
-    /// Each run of the schedule is one step of `Time<Fixed>::timestep()`:
-    /// for a schedule that runs once per fixed step (those of `FixedMain`,
-    /// or your own schedule run from one). Interpolated readouts use
-    /// `Time<Fixed>::overstep_fraction()`.
-    Fixed,
-    /// Each run of the schedule adds `Time`'s delta (virtual time in
-    /// `Update` or `PostUpdate`: paused and scaled with it) to the plugin's
-    /// accumulator and runs the whole steps of `Time<Fixed>::timestep()` it
-    /// holds, keeping the remainder for the next run (at most
-    /// `params.max_substeps / substeps` steps a run, at least 1; time
-    /// beyond that is dropped, as Bevy's fixed loop would run it late).
-    /// Interpolated readouts use the remainder over the timestep
-    /// ([`CableSimulation::overstep_fraction`]).
-    Accumulated,
 }
 
 impl Default for CablePlugin {

@@ -2,12 +2,12 @@
 
 use bevy_app::App;
 
+use crate::clock::CableClock;
 use crate::components::{
     Cable, CableAnchor, CableAttachments, CableBody, CableCollider, CableColliderBody,
     CableColliderForce, CableHidden, CableInterpolated, CableParticles, CableRejected, CableStatus,
     CableTension, CableTube, CableWinch,
 };
-use crate::plugin::CableClock;
 use crate::simulation::CableSimulation;
 
 /// Registers the crate's reflected types.

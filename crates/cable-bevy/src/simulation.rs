@@ -11,11 +11,11 @@ use cable_core::{CableError, CableHandle, ColliderHandle, End, ParticlePool};
 use cable_systems::{Layout, SolverParams, Stepper};
 
 #[cfg(doc)]
+use crate::clock::CableClock;
+#[cfg(doc)]
 use crate::components::{Cable, CableCollider, CableColliderBody, CableInterpolated};
 use crate::components::{CableBody, CableParticles, CableRejected};
 use crate::convert::cable_glam;
-#[cfg(doc)]
-use crate::plugin::CableClock;
 
 /// The simulation: the particle pool, the stepper and the map between
 /// entities and pool handles. A resource added by [`CablePlugin`](crate::CablePlugin).

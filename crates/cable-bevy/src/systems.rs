@@ -277,26 +277,21 @@ pub(crate) fn control_cables(
 
 /// How many steps this run takes: one per run with the fixed clock; with
 /// the accumulated clock, the whole timesteps in the accumulator after
-/// adding `Time`'s delta (at most `max_steps`; the rest of a capped run is
-/// dropped). Sets the accumulated clock's overstep fraction.
+/// adding `Time`'s delta, all of them (each is one `advance` of
+/// `substeps` substeps, so `max_substeps` does not bound their number;
+/// Bevy's fixed loop runs them all too). Sets the accumulated clock's
+/// overstep fraction.
 fn steps_due(sim: &mut CableSimulation, timestep: Duration, delta: Option<Duration>) -> u32 {
     if sim.fixed_clock {
         return 1;
     }
     let Some(delta) = delta else { return 0 };
-    let max_steps = (sim.stepper.params().max_substeps / sim.substeps).max(1);
     sim.accumulator = sim.accumulator.saturating_add(delta);
-    let mut n = 0;
+    let mut n = 0u32;
     // Exact: `Duration`s are whole nanoseconds, as in `Time<Fixed>`.
     while sim.accumulator >= timestep {
-        if n == max_steps {
-            // Behind by more than a run may take: drop whole steps.
-            let nanos = sim.accumulator.as_nanos() % timestep.as_nanos();
-            sim.accumulator = Duration::from_nanos(u64::try_from(nanos).unwrap_or(0));
-            break;
-        }
         sim.accumulator -= timestep;
-        n += 1;
+        n = n.saturating_add(1);
     }
     sim.fraction = (sim.accumulator.as_secs_f64() / timestep.as_secs_f64()).clamp(0.0, 1.0) as f32;
     n

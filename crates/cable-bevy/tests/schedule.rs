@@ -175,6 +175,43 @@ fn in_update_with_substeps_each_frame_runs_whole_substeps() {
     assert!((sim.overstep_fraction() - 0.8).abs() < 1e-4);
 }
 
+/// Long frames with substeps: a 100 ms frame holds 6 steps of 4
+/// substeps, more than `max_substeps` (16) substeps in one run. Every
+/// whole step still runs, as Bevy's fixed loop runs them in
+/// `FixedUpdate`: the same bits and the same count, no time dropped.
+#[test]
+fn in_update_long_frames_with_substeps_drop_no_step() {
+    let with_substeps = |p: CablePlugin| CablePlugin { substeps: 4, ..p };
+    let mut fixed = app_with(with_substeps(CablePlugin::default()), Duration::ZERO);
+    let mut update = app_with(
+        with_substeps(CablePlugin::in_schedule(Update)),
+        Duration::ZERO,
+    );
+    let (rf, _) = scene(&mut fixed);
+    let (ru, _) = scene(&mut update);
+    fixed.update();
+    update.update();
+    let mut elapsed = Duration::ZERO;
+    for ms in [100, 7, 100, 33, 0, 100, 100] {
+        let frame = Duration::from_millis(ms);
+        set_frame(&mut fixed, frame);
+        set_frame(&mut update, frame);
+        fixed.update();
+        update.update();
+        elapsed += frame;
+        let whole = (elapsed.as_nanos() / timestep().as_nanos()) as u64;
+        let run = |app: &App| {
+            app.world()
+                .resource::<CableSimulation>()
+                .stepper()
+                .substeps_run()
+        };
+        assert_eq!(run(&update), 4 * whole, "after {elapsed:?}");
+        assert_eq!(run(&fixed), run(&update));
+        assert_eq!(positions(&fixed, rf), positions(&update, ru));
+    }
+}
+
 /// Paused virtual time steps nothing in `Update` (nor in `FixedUpdate`).
 #[test]
 fn in_update_paused_time_runs_no_step() {
