@@ -1,14 +1,13 @@
 //! The plugin in a headless Bevy app: cables follow moving entities,
 //! colliders hold them up, despawning frees, tube meshes update in place.
 
-use std::time::Duration;
+mod common;
 
 use bevy_app::prelude::*;
 use bevy_asset::Assets;
 use bevy_ecs::prelude::*;
 use bevy_math::{Quat, Vec3};
 use bevy_mesh::{Mesh, Mesh3d, VertexAttributeValues};
-use bevy_time::{Fixed, Time, TimePlugin, TimeUpdateStrategy};
 use bevy_transform::prelude::*;
 use cable_bevy::{
     Cable, CableAnchor, CableAttachments, CableBody, CableCollider, CableColliderBody, CableNotice,
@@ -22,27 +21,10 @@ fn app() -> App {
 
 /// As [`app`], with this plugin.
 fn app_with(plugin: CablePlugin) -> App {
-    let mut app = App::new();
-    app.add_plugins((
-        TaskPoolPlugin::default(),
-        TimePlugin,
-        TransformPlugin,
-        plugin,
-    ))
-    .insert_resource(Time::<Fixed>::from_hz(60.0))
-    .insert_resource(TimeUpdateStrategy::ManualDuration(Duration::from_secs_f64(
-        1.0 / 60.0,
-    )));
-    app
+    common::headless(plugin, common::step())
 }
 
-fn particles(app: &App, e: Entity) -> Vec<Vec3> {
-    app.world()
-        .get::<CableParticles>(e)
-        .expect("Cable requires CableParticles")
-        .positions
-        .clone()
-}
+use common::positions as particles;
 
 fn translation(app: &App, e: Entity) -> Vec3 {
     app.world()

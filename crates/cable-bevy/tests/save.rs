@@ -1,15 +1,14 @@
 //! Save and restore through the plugin: a restored run goes on bit for bit.
 
-use std::time::Duration;
+mod common;
 
 use bevy_app::prelude::*;
 use bevy_ecs::prelude::*;
 use bevy_math::{Quat, Vec3};
-use bevy_time::{Fixed, Time, TimePlugin, TimeUpdateStrategy};
 use bevy_transform::prelude::*;
 use cable_bevy::{
-    Cable, CableAnchor, CableAttachments, CableBody, CableCollider, CableParticles, CablePlugin,
-    CableSimulation, CableWinch, restore_simulation,
+    Cable, CableAnchor, CableAttachments, CableBody, CableCollider, CablePlugin, CableSimulation,
+    CableWinch, restore_simulation,
 };
 
 /// The game's own state: a frame counter that moves the hand.
@@ -30,19 +29,8 @@ fn move_hand(mut frame: ResMut<Frame>, mut hands: Query<&mut Transform, With<Han
 }
 
 fn app(plugin: CablePlugin) -> (App, Entity, Entity, Entity) {
-    let mut app = App::new();
-    app.add_plugins((
-        TaskPoolPlugin::default(),
-        TimePlugin,
-        TransformPlugin,
-        plugin,
-    ))
-    .insert_resource(Time::<Fixed>::from_hz(60.0))
-    .insert_resource(TimeUpdateStrategy::ManualDuration(Duration::from_secs_f64(
-        1.0 / 60.0,
-    )))
-    .init_resource::<Frame>()
-    .add_systems(Update, move_hand);
+    let mut app = common::headless(plugin, common::step());
+    app.init_resource::<Frame>().add_systems(Update, move_hand);
     let world = app.world_mut();
     let hand = world.spawn((Hand, Transform::from_xyz(0.0, 3.0, 0.0))).id();
     world.spawn((
@@ -79,13 +67,7 @@ fn app(plugin: CablePlugin) -> (App, Entity, Entity, Entity) {
     (app, hand, rope, hoist)
 }
 
-fn positions(app: &App, e: Entity) -> Vec<Vec3> {
-    app.world()
-        .get::<CableParticles>(e)
-        .expect("required")
-        .positions
-        .clone()
-}
+use common::positions;
 
 /// Runs `m` frames, recording both cables each frame.
 fn record(app: &mut App, rope: Entity, hoist: Entity, m: usize) -> Vec<(Vec<Vec3>, Vec<Vec3>)> {

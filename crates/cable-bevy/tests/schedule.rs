@@ -1,6 +1,8 @@
 //! The plugin in other schedules than `FixedUpdate`, and interpolation
 //! between fixed steps.
 
+mod common;
+
 use std::time::Duration;
 
 use bevy_app::prelude::*;
@@ -8,7 +10,7 @@ use bevy_asset::Assets;
 use bevy_ecs::prelude::*;
 use bevy_math::Vec3;
 use bevy_mesh::{Mesh, Mesh3d, VertexAttributeValues};
-use bevy_time::{Fixed, Time, TimePlugin, TimeUpdateStrategy};
+use bevy_time::{Fixed, Time, TimeUpdateStrategy};
 use bevy_transform::prelude::*;
 use cable_bevy::{
     Cable, CableAnchor, CableAttachments, CableClock, CableCollider, CableInterpolated,
@@ -22,16 +24,7 @@ fn timestep() -> Duration {
 
 /// A headless app with `plugin`, its first frame time `frame`.
 fn app_with(plugin: CablePlugin, frame: Duration) -> App {
-    let mut app = App::new();
-    app.add_plugins((
-        TaskPoolPlugin::default(),
-        TimePlugin,
-        TransformPlugin,
-        plugin,
-    ))
-    .insert_resource(Time::<Fixed>::from_hz(60.0))
-    .insert_resource(TimeUpdateStrategy::ManualDuration(frame));
-    app
+    common::headless(plugin, frame)
 }
 
 /// A rope pinned at one end only (it swings and falls onto a ball), a
@@ -61,13 +54,7 @@ fn scene(app: &mut App) -> (Entity, Entity) {
     (swing, sag)
 }
 
-fn positions(app: &App, e: Entity) -> Vec<Vec3> {
-    app.world()
-        .get::<CableParticles>(e)
-        .expect("required by Cable")
-        .positions
-        .clone()
-}
+use common::positions;
 
 fn set_frame(app: &mut App, frame: Duration) {
     app.insert_resource(TimeUpdateStrategy::ManualDuration(frame));
