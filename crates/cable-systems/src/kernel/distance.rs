@@ -116,23 +116,11 @@ pub(super) const WAVEFRONT_LAG: usize = 2;
 /// sweep order, but each would wait for the one before it.) The layout
 /// tests and the golden hashes fail if the order is wrong (checked by
 /// running a step's sweeps in reverse order at lag one).
-///
-/// With `fused > 0`, sweeps `0..fused` are each followed by a per-particle
-/// pass `then(s, i, p)` (the contact pass with planes,
-/// [`Contacts::planes_row`]), run on particle `i` as soon as its sweep is
-/// done with it: after segment `i` (the last particle after the last
-/// segment). The next sweep reads particle `i` one step later, at its
-/// segment `i − 1`, so it sees the particle the pass left, as when the
-/// sweeps and passes run one after another; `then` reads and writes that
-/// particle (and its contact state) alone. The kernel's tests check this
-/// bit for bit against the sweeps and passes in turn.
 #[inline(always)]
 pub(super) fn sweeps_wavefront<L: Lane, S: Store<L>, const KIND: u8>(
     s: &mut S,
     k: usize,
     alpha_t: L,
-    fused: usize,
-    mut then: impl FnMut(&S, usize, &mut V3<L>),
 ) {
     let segs = s.rows() - 1;
     if k == 0 || segs == 0 {
@@ -158,12 +146,6 @@ pub(super) fn sweeps_wavefront<L: Lane, S: Store<L>, const KIND: u8>(
                     track_rigid(s, i, a, b, &c);
                 }
                 project_rigid(&mut a, &mut b, &c);
-            }
-            if j < fused {
-                then(s, i, &mut a);
-                if i + 1 == segs {
-                    then(s, segs, &mut b);
-                }
             }
             s.set_pos(i, a);
             s.set_pos(i + 1, b);

@@ -98,15 +98,18 @@ impl<'a> Shared<'a> {
 ///       every iteration cost half the free-air benchmark's throughput for
 ///       the same guarantee), and the contact passes after it keep
 ///       colliders the last word;
-///    5. a **contact** pass;
+///    5. a **contact** pass, on the lanes that meet their candidates
+///       after this iteration ([`Contacts::lanes_after`]: near a shape
+///       with a core or a box, every iteration; near a bigger ball, the
+///       last two; near planes alone, the last);
 ///
-///    (For a block, of any width, whose
-///    iterations are distance sweeps alone (rigid, tracked or not, or
-///    compliant) and tethers, with no collider near or only planes, the
-///    sweeps run as one wavefront,
-///    `sweeps_wavefront`, each particle meeting the planes as soon
-///    as its sweep is done with it: the same result, bit for bit.)
-/// 5. **friction**, then a last contact pass.
+///    (For a block, of any width, whose iterations are distance sweeps
+///    alone (rigid, tracked or not, or compliant) and tethers, and none of
+///    whose lanes meets a candidate after every iteration, the sweeps run
+///    as one wavefront, `sweeps_wavefront`: the same result, bit for bit.)
+/// 5. **friction**, then a last contact pass (for a block near planes
+///    alone, the last iteration's pass, friction and the last pass run as
+///    one pass over the rows, [`Contacts::project_and_finish_planes`]).
 ///
 /// Multipliers (tension) are reset at the start of the substep and
 /// accumulated through it when compliant constraints, the direct solver
@@ -136,26 +139,38 @@ pub fn substep<L: Lane, S: Store<L>>(
         s.reset_lambda_row();
     }
     let h2 = L::splat(sh.h2);
-    // Measured contact forces and tracked contacts are summed by the
-    // contact passes, which the wavefront fuses into its sweeps for
-    // planes: not while measuring.
-    if sh.allows_wavefront()
-        && b.distance_only()
-        && (!touching
-            || (scratch.contacts.planes_only() && !scratch.contacts.measures() && s.rows() >= 2))
-    {
+    // Lanes near a shape with a core meet their candidates after every
+    // iteration; lanes near other solids after the last two; the others
+    // only after the last (`contact::when`).
+    let every = touching && scratch.contacts.every_iteration();
+    if sh.allows_wavefront() && b.distance_only() && !every {
         // Distance sweeps alone (rigid, their multipliers tracked or not,
-        // or compliant), and no collider near or only planes, whose
-        // contact pass is per particle: all iterations at once.
-        let args = (s, b, sh, scratch, touching, track);
-        match (b.soft, track) {
-            (true, _) => iterations_wavefront::<L, S, SOFT>(args),
-            (false, true) => iterations_wavefront::<L, S, TRACKED>(args),
-            (false, false) => iterations_wavefront::<L, S, RIGID>(args),
+        // or compliant), and no contact pass before the last two: the
+        // iterations at once, then the tethers and the contact.
+        let k = b.iterations;
+        let c = &mut scratch.contacts;
+        let split = touching && k >= 2 && c.solid_before_last();
+        iterations_wavefront(s, b, if split { k - 1 } else { k }, track);
+        if split {
+            c.project_on(s, b, sh.colliders, c.lanes_after(k - 2, k));
+            iterations_wavefront(s, b, 1, track);
+        }
+        if b.tether && k > 0 {
+            crate::kernel::rod::tethers(s, track);
+        }
+        if touching {
+            let world = sh.colliders.prepared();
+            if !c.project_and_finish_planes(s, b.radius, world, b.mu) {
+                c.project(s, b, sh.colliders);
+                c.finish(s, b, sh.colliders);
+            }
+            c.report_loads(sh.colliders, sh.h2);
         }
         return;
     }
-    for it in 0..b.iterations {
+    let k = b.iterations;
+    for it in 0..k {
+        let last = it + 1 == k;
         if sh.stages.constraints {
             if sh.direct {
                 crate::kernel::rod::solve_direct(s, b, &mut scratch.chain);
@@ -177,70 +192,36 @@ pub fn substep<L: Lane, S: Store<L>>(
             if b.curv {
                 crate::kernel::rod::sweep_curvature(s, h2);
             }
-            if b.tether && it + 1 == b.iterations {
+            if b.tether && last {
                 crate::kernel::rod::tethers(s, track);
             }
         }
         if touching {
-            scratch.contacts.project(s, b, sh.colliders);
+            let c = &mut scratch.contacts;
+            c.project_on(s, b, sh.colliders, c.lanes_after(it, k));
         }
     }
     if touching {
+        if k == 0 {
+            // No iteration ran the pass after the last one.
+            scratch.contacts.project(s, b, sh.colliders);
+        }
         scratch.contacts.finish(s, b, sh.colliders);
         scratch.contacts.report_loads(sh.colliders, sh.h2);
     }
 }
 
-/// [`substep`]'s iterations as one wavefront (`sweeps_wavefront`) for a
-/// block whose iterations are distance sweeps alone, of kind `KIND`
-/// ([`RIGID`], [`TRACKED`], [`SOFT`]), and whose contact candidates, if
-/// `touching`, are all planes: each particle meets the planes as soon as
-/// a sweep is done with it, then the tethers, then friction; the same
-/// operations in an order with the same result.
+/// `k` of [`substep`]'s iterations as one wavefront (`sweeps_wavefront`)
+/// for a block whose iterations are distance sweeps alone: rigid
+/// ([`RIGID`]), rigid with their multipliers ([`TRACKED`]) or compliant
+/// ([`SOFT`]).
 #[inline(always)]
-fn iterations_wavefront<L: Lane, S: Store<L>, const KIND: u8>(
-    (s, b, sh, scratch, touching, track): (
-        &mut S,
-        &Block<L>,
-        &Shared<'_>,
-        &mut Scratch<L>,
-        bool,
-        bool,
-    ),
-) {
-    let k = b.iterations as usize;
-    let tethers = b.tether && k > 0;
-    if touching {
-        let (c, r) = (&mut scratch.contacts, b.radius);
-        // The last iteration's contact pass comes after its tethers.
-        let fused = if tethers { k - 1 } else { k };
-        let planes = c.lend_planes();
-        sweeps_wavefront::<L, S, KIND>(
-            s,
-            k,
-            b.alpha_t,
-            fused,
-            #[inline(always)]
-            |s, i, p| c.planes_row(&planes, i, p, s.free(i), r),
-        );
-        c.return_planes(planes);
-        if tethers {
-            crate::kernel::rod::tethers(s, track);
-            c.project(s, b, sh.colliders);
-        }
-        c.finish(s, b, sh.colliders);
-    } else {
-        sweeps_wavefront::<L, S, KIND>(
-            s,
-            k,
-            b.alpha_t,
-            0,
-            #[inline(always)]
-            |_, _, _| {},
-        );
-        if tethers {
-            crate::kernel::rod::tethers(s, track);
-        }
+fn iterations_wavefront<L: Lane, S: Store<L>>(s: &mut S, b: &Block<L>, k: u32, track: bool) {
+    let k = k as usize;
+    match (b.soft, track) {
+        (true, _) => sweeps_wavefront::<L, S, SOFT>(s, k, b.alpha_t),
+        (false, true) => sweeps_wavefront::<L, S, TRACKED>(s, k, b.alpha_t),
+        (false, false) => sweeps_wavefront::<L, S, RIGID>(s, k, b.alpha_t),
     }
 }
 

@@ -280,14 +280,16 @@ pub(super) fn lost<L: Lane>(
     (lost, came)
 }
 
-/// Per lane, the longest of the segments `lo..hi` as they are now (a
-/// torn one counts for nothing), metres: whether a ball is thin enough to
-/// pass between two particles ([`super::Contacts::find`]).
+/// Per lane, the longest of the segments `lo..hi` as they are now that
+/// lie in the lane's own span `lane_span` ([`seg_in`]; a torn one counts
+/// for nothing), metres: whether a ball is thin enough to pass between two
+/// particles ([`super::Contacts::find`]).
 #[inline(always)]
 pub(super) fn longest_segment<L: Lane, S: Store<L>>(
     st: &S,
     b: &Block<L>,
     (lo, hi): (usize, usize),
+    lane_span: (L, L),
 ) -> L {
     let mut longest = L::splat(0.0);
     if lo >= hi {
@@ -296,7 +298,10 @@ pub(super) fn longest_segment<L: Lane, S: Store<L>>(
     let mut a = st.pos(lo);
     for i in lo..hi {
         let next = st.pos(i + 1);
-        let l = (next - a).length().keep(st.segment_on(i, b.soft));
+        // Each lane's own segments (its span's), so that a lane's answer
+        // does not depend on the cables it shares a block with.
+        let on = st.segment_on(i, b.soft) & seg_in(lane_span, i);
+        let l = (next - a).length().keep(on);
         longest = longest.max(l);
         a = next;
     }

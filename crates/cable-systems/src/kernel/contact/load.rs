@@ -55,16 +55,6 @@ impl<L: Lane> Contacts<L> {
         }
     }
 
-    /// Whether this substep keeps per-candidate loads: contact forces are
-    /// measured or contacts tracked ([`ColliderSet::tracks_contacts`]), as
-    /// [`Contacts::find`] saw it. The contact passes then add every move
-    /// to its collider's load.
-    #[inline]
-    #[must_use]
-    pub fn measures(&self) -> bool {
-        self.measure
-    }
-
     /// Starts the substep's loads: zero for every candidate.
     pub(super) fn start_loads(&mut self, set: &ColliderSet) {
         self.loads.clear();

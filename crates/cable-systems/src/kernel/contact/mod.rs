@@ -22,9 +22,10 @@
 //!    two of its particles. The side of each shape every particle and
 //!    segment starts on is remembered: a piece the constraints drag
 //!    through a thin shape is pushed back out on that side.
-//! 3. **Contact** ([`Contacts::project`], every solver iteration, after the
-//!    constraint sweeps, as the UE4 sphere/capsule extension does): every
-//!    free particle within the cable `radius` of a shape is pushed out to
+//! 3. **Contact** ([`Contacts::project`], after the constraint sweeps of
+//!    every solver iteration near a thin shape or a box, of the last two
+//!    near a bigger ball, of the last near planes: `when.rs`,
+//!    [`Contacts::lanes_after`]): every free particle within the cable `radius` of a shape is pushed out to
 //!    that distance along the contact normal, and so is every *segment*
 //!    whose closest point is (shared by the two particles by inverse mass
 //!    and the contact's position along the segment), so a taut cable
@@ -69,25 +70,13 @@ mod planes;
 mod shape;
 #[cfg(test)]
 mod tests;
+mod when;
 
 use geom::{
     NONE, axis_bounds, axis_normal, carried, few_groups, longest_segment, lost, plane_near, row_in,
     s, same, seg_in, seg_span, tag, union_of,
 };
 use shape::{All, Lanes, Load, OneGroup, View, shape_pass, sides_on};
-
-/// The candidate planes of a substep, lent out by
-/// [`Contacts::lend_planes`].
-#[derive(Default)]
-pub struct Planes<L: Lane>(Vec<Plane<L>>);
-
-impl<L: Lane> std::fmt::Debug for Planes<L> {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Planes")
-            .field("len", &self.0.len())
-            .finish()
-    }
-}
 
 /// [`Plane::axis`] of a plane whose normal is not an axis.
 const ANY_AXIS: usize = 3;
@@ -173,13 +162,29 @@ pub struct Contacts<L: Lane> {
     /// segments near it ([`longest_segment`]): a bigger ball cannot pass
     /// between two particles, and the particle sweeps catch it.
     core: Vec<Option<Core>>,
+    /// Per candidate: the lanes for which it has a core (the lanes of
+    /// [`Contacts::cand_m`] for a capsule or a bar; for a ball, those of
+    /// them whose own segments near it are longer than its radius). A
+    /// segment can pass through the shape between two particles in these
+    /// lanes alone, and only they are un-crossed (`Contacts::uncross`).
+    core_m: Vec<L::M>,
     /// Some candidate has a core.
     cores: bool,
+    /// The lanes for which some candidate has a core, or is a box: they
+    /// meet their candidates after every iteration; the other lanes only
+    /// after the last iterations ([`Contacts::lanes_after`]).
+    every: L::M,
+    /// The lanes with a candidate that is not a plane
+    /// ([`Contacts::lanes_after`]).
+    solid: L::M,
+    /// [`Contacts::cand_m`] while [`Contacts::narrow`] has it cut down
+    /// (kept so a warmed-up step does not allocate).
+    cand_all: Vec<L::M>,
     /// Some candidate is not a plane: the sweeps and the row-level broad
     /// phase have work (a plane needs neither).
     solids: bool,
     /// The candidates when all of them are planes, in candidate order
-    /// ([`Contacts::planes_only`]); else empty.
+    /// (for [`Contacts::project_and_finish_planes`]); else empty.
     planes: Vec<Plane<L>>,
     /// The block has friction: `push` is kept, and `touch` with
     /// [`Contacts::touches`] (nothing else reads them).
@@ -325,23 +330,37 @@ impl<L: Lane> Contacts<L> {
         // build from 80 s to 150 s for no gain the contact bench could see.
         self.remember_sides(st, world, margin);
         self.core.clear();
+        self.core_m.clear();
+        self.every = L::M::splat(false);
         for (ci, &k) in self.cands.iter().enumerate() {
             let shape = &world[k as usize].shape;
-            let core = match *shape {
-                WorldShape::Sphere { radius, .. } => {
-                    // The segments of the rows near the ball only.
+            let core = core_of(shape);
+            let m = match (*shape, core) {
+                (_, None) => L::M::splat(false),
+                (WorldShape::Sphere { radius, .. }, Some(_)) => {
+                    // Each lane's own segments near the ball only.
                     let (lo, hi) = self.span[ci];
-                    let l = longest_segment(st, b, seg_span(lo, hi, n));
-                    (s::<L>(radius).lt(l) & self.cand_m[ci])
-                        .any()
-                        .then(|| core_of(shape))
-                        .flatten()
+                    let l = longest_segment(st, b, seg_span(lo, hi, n), self.lane_span[ci]);
+                    s::<L>(radius).lt(l) & self.cand_m[ci]
                 }
-                _ => core_of(shape),
+                (_, Some(_)) => self.cand_m[ci],
             };
-            self.core.push(core);
+            self.core.push(if m.any() { core } else { None });
+            self.core_m.push(m);
+            self.every = self.every | m;
+            if matches!(shape, WorldShape::Cuboid { .. }) {
+                // Edges and corners: a cable bent over one meets it after
+                // every iteration (`contact::when`).
+                self.every = self.every | self.cand_m[ci];
+            }
         }
-        self.cores = self.core.iter().any(Option::is_some);
+        self.cores = self.core_m.iter().any(|m| m.any());
+        self.solid = L::M::splat(false);
+        for (&k, &cm) in self.cands.iter().zip(&self.cand_m) {
+            if !matches!(world[k as usize].shape, WorldShape::Plane { .. }) {
+                self.solid = self.solid | cm;
+            }
+        }
         self.last.clear();
         if self.cores {
             self.last.extend((0..n).map(|i| st.prev(i)));
@@ -652,11 +671,15 @@ impl<L: Lane> Contacts<L> {
             } else {
                 let (wide, cm) = (self.wide, self.cand_m[ci]);
                 let core = self.core[ci];
+                let core_m = cm & self.core_m[ci];
                 // A shape with a core near a few cables of a wide block: its
                 // un-crossing on their lane groups only, as its pass below.
                 let uncross = |this: &mut Self, st: &mut S| {
                     let Some(core) = core else { return };
-                    match few_groups::<L>(cm) {
+                    if core_m.none() {
+                        return;
+                    }
+                    match few_groups::<L>(core_m) {
                         Some(groups) => {
                             for g in groups {
                                 this.uncross(st, b, col, ci, core, OneGroup(g));
@@ -770,7 +793,7 @@ impl<L: Lane> Contacts<L> {
         let zero = s::<P::G>(0.0);
         let r = lanes.v(b.radius);
         let n = st.rows();
-        let cm = lanes.m(self.cand_m[ci]);
+        let cm = lanes.m(self.cand_m[ci] & self.core_m[ci]);
         let kf = tag::<P::G>(self.cands[ci]);
         let (lo, hi) = self.span[ci];
         let ls = (lanes.v(self.lane_span[ci].0), lanes.v(self.lane_span[ci].1));

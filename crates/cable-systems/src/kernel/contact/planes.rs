@@ -1,12 +1,14 @@
 //! The plane contact passes of [`Contacts`]: a plane's test is one dot
 //! product (one coordinate for an axis-aligned plane), run row by row,
-//! alone or fused into the distance sweeps ([`Contacts::planes_row`]).
+//! alone or with friction and the last pass in one pass over the rows
+//! ([`Contacts::project_and_finish_planes`]).
 
 use super::geom::{coord, s};
 use super::shape::All;
-use super::{Contacts, Plane, Planes};
+use super::{Contacts, Plane};
 use crate::kernel::lane::{Lane, Mask, V3};
 use crate::kernel::store::Store;
+use cable_core::WorldCollider;
 
 impl<L: Lane> Contacts<L> {
     /// [`Contacts::project`]'s contact with the plane `pl` (`n·x = off`)
@@ -143,38 +145,51 @@ impl<L: Lane> Contacts<L> {
         hit
     }
 
-    /// True when every candidate of this substep is a plane (after
-    /// [`Contacts::find`] found some): a contact pass is then the same
-    /// operations on each particle alone ([`Contacts::planes_row`]), so it
-    /// can run inside the distance sweeps (see `kernel::substep`).
-    #[inline]
-    #[must_use]
-    pub fn planes_only(&self) -> bool {
-        !self.cands.is_empty() && !self.solids
-    }
-
-    /// The planes of a substep whose candidates are all planes
-    /// ([`Contacts::planes_only`]), lent out for [`Contacts::planes_row`]
-    /// (a row's contact then reads them in place); give them back with
-    /// [`Contacts::return_planes`].
-    #[must_use]
-    pub fn lend_planes(&mut self) -> Planes<L> {
-        Planes(std::mem::take(&mut self.planes))
-    }
-
-    /// Takes back the planes of [`Contacts::lend_planes`].
-    pub fn return_planes(&mut self, planes: Planes<L>) {
-        self.planes = planes.0;
-    }
-
-    /// A whole contact pass ([`Contacts::project`]) on one particle, `p`
-    /// (row `i`, free lanes `free`, cable radius `r`), when every candidate
-    /// is a plane ([`Contacts::planes_only`], `planes` from
-    /// [`Contacts::lend_planes`]): each plane's contact in candidate order,
-    /// the operations of the pass over the rows.
+    /// For a block whose candidates are all planes, when nothing is
+    /// measured: the contact pass after the iterations
+    /// ([`Contacts::project`]), friction and the last pass
+    /// ([`Contacts::finish`]), row by row: each row's operations are those
+    /// of the three passes in turn, and each reads and writes its own row
+    /// alone (a plane's contact is per particle, and so is friction), so
+    /// the result is bitwise theirs, in one pass over the rows instead of
+    /// three. Returns false (and does nothing) for any other block.
     #[inline(always)]
-    pub fn planes_row(&mut self, planes: &Planes<L>, i: usize, p: &mut V3<L>, free: L::M, r: L) {
-        for pl in &planes.0 {
+    pub fn project_and_finish_planes<S: Store<L>>(
+        &mut self,
+        st: &mut S,
+        r: L,
+        world: &[WorldCollider],
+        mu: L,
+    ) -> bool {
+        if self.solids || self.measure || self.cands.is_empty() {
+            return false;
+        }
+        let planes = std::mem::take(&mut self.planes);
+        let friction = self.friction;
+        for i in 0..st.rows() {
+            let free = st.free(i);
+            let mut p = st.pos(i);
+            self.planes_row(&planes, i, &mut p, free, r);
+            st.set_pos(i, p);
+            if friction {
+                self.friction_row(st, world, mu, i);
+                // The last pass keeps no books (as `finish`'s).
+                self.friction = false;
+                let mut p = st.pos(i);
+                self.planes_row(&planes, i, &mut p, free, r);
+                st.set_pos(i, p);
+                self.friction = true;
+            }
+        }
+        self.planes = planes;
+        true
+    }
+
+    /// Every plane's contact, in candidate order, on particle `p` (row `i`,
+    /// free lanes `free`, cable radius `r`).
+    #[inline(always)]
+    fn planes_row(&mut self, planes: &[Plane<L>], i: usize, p: &mut V3<L>, free: L::M, r: L) {
+        for pl in planes {
             match pl.axis {
                 0 => _ = self.axis_plane_row::<0>(i, p, free, pl, r),
                 1 => _ = self.axis_plane_row::<1>(i, p, free, pl, r),

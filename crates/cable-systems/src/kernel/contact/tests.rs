@@ -389,3 +389,86 @@ fn plane_near_is_the_nearest_corner_test() {
         "only {checked} lanes away from the threshold"
     );
 }
+
+/// A block near planes alone: the plane's pass, friction and the last
+/// pass as one pass over the rows
+/// ([`Contacts::project_and_finish_planes`]) are bitwise the three passes
+/// in turn ([`Contacts::project`], [`Contacts::finish`]), with lanes
+/// resting on, sinking into, sliding on and above two planes (an axis
+/// plane and a tilted one, whose contacts interact in a corner).
+#[test]
+fn planes_in_one_pass_are_the_three_passes_in_turn() {
+    let mut set = ColliderSet::new();
+    set.add(cable_core::Collider::plane(Vec3::Y, -0.5).expect("valid plane"));
+    set.add(
+        cable_core::Collider::plane(Vec3::new(-1.0, 1.0, 0.0).normalize(), -2.0)
+            .expect("valid plane"),
+    );
+    set.prepare();
+    let world = set.prepared();
+    let rows = 10;
+    let mut st = Pts::<8> {
+        pos: vec![V3::zero(); rows],
+        free: vec![Mx::splat(true); rows],
+        prev: vec![V3::zero(); rows],
+        carry: vec![V3::splat(Vec3::splat(1e-7)); rows],
+    };
+    for i in 0..rows {
+        for l in 0..8 {
+            let x = 0.4 * i as f32 + 0.05 * l as f32;
+            // Heights from 0.1 m below the ground to 0.2 m above it.
+            let y = -0.6 + 0.04 * ((i * 8 + l) % 9) as f32;
+            let prev = Vec3::new(x, y + 0.01, 0.1 * l as f32);
+            let slide = Vec3::new(0.002 * (l as f32 - 3.5), -0.01, 0.003 * i as f32);
+            st.prev[i].set_lane(l, prev);
+            st.pos[i].set_lane(l, prev + slide);
+        }
+        st.free[i].set_lane(i % 8, i % 4 != 0); // some pinned particles
+    }
+    let mut cm = Mx::<8>::splat(true);
+    cm.set_lane(6, false); // a lane far from the planes
+    let planes: Vec<Plane<Fx<8>>> = (0..2)
+        .map(|k| match world[k].shape {
+            WorldShape::Plane { normal, offset } => Plane::of(normal, offset, cm, k as u32),
+            _ => unreachable!("planes"),
+        })
+        .collect();
+    let block = Block::<Fx<8>> {
+        radius: Fx::splat(0.02),
+        live: Mx::splat(true),
+        mu: Fx::splat(0.4),
+        friction: true,
+        ..Block::default()
+    };
+    let c = Contacts::<Fx<8>> {
+        cands: vec![0, 1],
+        cand_m: vec![cm, cm],
+        span: vec![(0, rows), (0, rows)],
+        planes,
+        friction: true,
+        push: vec![V3::zero(); rows],
+        ..Contacts::default()
+    };
+    let mut three = st.clone();
+    let mut c3 = c.clone();
+    c3.project(&mut three, &block, &set);
+    c3.finish(&mut three, &block, &set);
+    let mut one = st.clone();
+    let mut c1 = c;
+    assert!(c1.project_and_finish_planes(&mut one, block.radius, world, block.mu));
+    same_bits(&bits(&one.pos), &bits(&three.pos), "positions");
+    same_bits(&bits(&one.carry), &bits(&three.carry), "carries");
+    // The passes did something: pushes out of both planes and friction.
+    assert_ne!(bits(&one.pos), bits(&st.pos), "nothing moved");
+    let r = 0.02;
+    let out = |p: Vec3| p.y >= -0.5 + r - 1e-6 && p.y - p.x >= (-2.0 + r) * 2f32.sqrt() - 1e-5;
+    for i in 0..rows {
+        for l in (0..8).filter(|&l| l != 6 && one.free[i].lane(l)) {
+            assert!(
+                out(one.pos[i].lane(l)),
+                "row {i} lane {l} left inside: {:?}",
+                one.pos[i].lane(l)
+            );
+        }
+    }
+}
