@@ -642,10 +642,12 @@ impl<L: Lane> Contacts<L> {
         }
     }
 
-    /// One contact pass, run after every constraint sweep: pushes particles
-    /// and segments out of the candidate colliders to the cable radius.
-    /// (A block whose candidates are all planes may instead run the same
-    /// operations per particle inside its sweeps, [`Contacts::planes_row`].)
+    /// One contact pass, run after the constraint sweeps of the iterations
+    /// [`Contacts::lanes_after`] names: pushes particles and segments out
+    /// of the candidate colliders to the cable radius. (A block whose
+    /// candidates are all planes may instead run its last pass with
+    /// friction and the pass after it row by row,
+    /// [`Contacts::project_and_finish_planes`].)
     ///
     /// Inlined into the kernel (and so compiled for the kernel's SIMD
     /// path) for the plane, the common ground; other shapes go through
