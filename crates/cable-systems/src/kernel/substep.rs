@@ -99,13 +99,12 @@ impl<'a> Shared<'a> {
 ///       the same guarantee), and the contact passes after it keep
 ///       colliders the last word;
 ///    5. a **contact** pass, on the lanes that meet their candidates
-///       after this iteration ([`Contacts::lanes_after`]: near a shape
-///       with a core or a box, every iteration; near a bigger ball, the
-///       last two; near planes alone, the last);
+///       after this iteration ([`Contacts::lanes_after`]: near a solid,
+///       every iteration; near planes alone, the last);
 ///
 ///    (For a block, of any width, whose iterations are distance sweeps
 ///    alone (rigid, tracked or not, or compliant) and tethers, and none of
-///    whose lanes meets a candidate after every iteration, the sweeps run
+///    whose lanes is near a solid, the sweeps run
 ///    as one wavefront, `sweeps_wavefront`: the same result, bit for bit.)
 /// 5. **friction**, then a last contact pass (for a block near planes
 ///    alone, the last iteration's pass, friction and the last pass run as
@@ -139,22 +138,16 @@ pub fn substep<L: Lane, S: Store<L>>(
         s.reset_lambda_row();
     }
     let h2 = L::splat(sh.h2);
-    // Lanes near a shape with a core meet their candidates after every
-    // iteration; lanes near other solids after the last two; the others
-    // only after the last (`contact::when`).
+    // Lanes near a solid meet their candidates after every iteration; the
+    // others (near planes alone) only after the last (`contact::when`).
     let every = touching && scratch.contacts.every_iteration();
     if sh.allows_wavefront() && b.distance_only() && !every {
         // Distance sweeps alone (rigid, their multipliers tracked or not,
-        // or compliant), and no contact pass before the last two: the
+        // or compliant), and no contact pass before the last: the
         // iterations at once, then the tethers and the contact.
         let k = b.iterations;
         let c = &mut scratch.contacts;
-        let split = touching && k >= 2 && c.solid_before_last();
-        iterations_wavefront(s, b, if split { k - 1 } else { k }, track);
-        if split {
-            c.project_on(s, b, sh.colliders, c.lanes_after(k - 2, k));
-            iterations_wavefront(s, b, 1, track);
-        }
+        iterations_wavefront(s, b, k, track);
         if b.tether && k > 0 {
             crate::kernel::rod::tethers(s, track);
         }

@@ -23,9 +23,9 @@
 //!    segment starts on is remembered: a piece the constraints drag
 //!    through a thin shape is pushed back out on that side.
 //! 3. **Contact** ([`Contacts::project`], after the constraint sweeps of
-//!    every solver iteration near a thin shape or a box, of the last two
-//!    near a bigger ball, of the last near planes: `when.rs`,
-//!    [`Contacts::lanes_after`]): every free particle within the cable `radius` of a shape is pushed out to
+//!    every solver iteration near a ball, a capsule or a box; of the last
+//!    one only near planes alone: `when.rs`, [`Contacts::lanes_after`]):
+//!    every free particle within the cable `radius` of a shape is pushed out to
 //!    that distance along the contact normal, and so is every *segment*
 //!    whose closest point is (shared by the two particles by inverse mass
 //!    and the contact's position along the segment), so a taut cable
@@ -170,13 +170,10 @@ pub struct Contacts<L: Lane> {
     core_m: Vec<L::M>,
     /// Some candidate has a core.
     cores: bool,
-    /// The lanes for which some candidate has a core, or is a box: they
-    /// meet their candidates after every iteration; the other lanes only
-    /// after the last iterations ([`Contacts::lanes_after`]).
+    /// The lanes with a candidate that is not a plane: they meet their
+    /// candidates after every iteration; the other lanes only after the
+    /// last ([`Contacts::lanes_after`]).
     every: L::M,
-    /// The lanes with a candidate that is not a plane
-    /// ([`Contacts::lanes_after`]).
-    solid: L::M,
     /// [`Contacts::cand_m`] while [`Contacts::narrow`] has it cut down
     /// (kept so a warmed-up step does not allocate).
     cand_all: Vec<L::M>,
@@ -347,20 +344,13 @@ impl<L: Lane> Contacts<L> {
             };
             self.core.push(if m.any() { core } else { None });
             self.core_m.push(m);
-            self.every = self.every | m;
-            if matches!(shape, WorldShape::Cuboid { .. }) {
-                // Edges and corners: a cable bent over one meets it after
-                // every iteration (`contact::when`).
+            if !matches!(shape, WorldShape::Plane { .. }) {
+                // A solid: its lanes meet their candidates after every
+                // iteration (`contact::when`).
                 self.every = self.every | self.cand_m[ci];
             }
         }
         self.cores = self.core_m.iter().any(|m| m.any());
-        self.solid = L::M::splat(false);
-        for (&k, &cm) in self.cands.iter().zip(&self.cand_m) {
-            if !matches!(world[k as usize].shape, WorldShape::Plane { .. }) {
-                self.solid = self.solid | cm;
-            }
-        }
         self.last.clear();
         if self.cores {
             self.last.extend((0..n).map(|i| st.prev(i)));
