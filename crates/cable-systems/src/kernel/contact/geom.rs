@@ -307,3 +307,39 @@ pub(super) fn longest_segment<L: Lane, S: Store<L>>(
     }
     longest
 }
+
+/// [`Plane::axis`] of a plane whose normal is not an axis.
+pub(super) const ANY_AXIS: usize = 3;
+
+/// One candidate plane's contact constants for a substep: what each
+/// particle's contact with it reads ([`Contacts::plane_row`]).
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Plane<L: Lane> {
+    /// The normal's axis (0, 1, 2) when it is exactly `±1` there and `+0`
+    /// elsewhere ([`axis_normal`]), else [`ANY_AXIS`].
+    pub(super) axis: usize,
+    /// The normal is the axis's negative.
+    pub(super) neg: bool,
+    /// The unit normal.
+    pub(super) nv: V3<L>,
+    /// The plane's offset along its normal, metres.
+    pub(super) off: L,
+    /// The lanes for which the plane is a candidate.
+    pub(super) cm: L::M,
+    /// The plane's collider index, as `touch` records it ([`tag`]).
+    pub(super) kf: L,
+}
+
+impl<L: Lane> Plane<L> {
+    pub(super) fn of(normal: Vec3, offset: f32, cm: L::M, k: u32) -> Self {
+        let (axis, neg) = axis_normal(normal).unwrap_or((ANY_AXIS, false));
+        Self {
+            axis,
+            neg,
+            nv: V3::splat(normal),
+            off: s(offset),
+            cm,
+            kf: tag(k),
+        }
+    }
+}

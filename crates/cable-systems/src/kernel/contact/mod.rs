@@ -73,45 +73,41 @@ mod tests;
 mod when;
 
 use geom::{
-    NONE, axis_bounds, axis_normal, carried, few_groups, longest_segment, lost, plane_near, row_in,
-    s, same, seg_in, seg_span, tag, union_of,
+    NONE, Plane, axis_bounds, carried, few_groups, longest_segment, lost, plane_near, row_in, s,
+    same, seg_in, seg_span, tag, union_of,
 };
 use shape::{All, Lanes, Load, OneGroup, View, shape_pass, sides_on};
 
-/// [`Plane::axis`] of a plane whose normal is not an axis.
-const ANY_AXIS: usize = 3;
-
-/// One candidate plane's contact constants for a substep: what each
-/// particle's contact with it reads ([`Contacts::plane_row`]).
-#[derive(Debug, Clone, Copy)]
-struct Plane<L: Lane> {
-    /// The normal's axis (0, 1, 2) when it is exactly `±1` there and `+0`
-    /// elsewhere ([`axis_normal`]), else [`ANY_AXIS`].
-    axis: usize,
-    /// The normal is the axis's negative.
-    neg: bool,
-    /// The unit normal.
-    nv: V3<L>,
-    /// The plane's offset along its normal, metres.
-    off: L,
-    /// The lanes for which the plane is a candidate.
-    cm: L::M,
-    /// The plane's collider index, as `touch` records it ([`tag`]).
-    kf: L,
-}
-
-impl<L: Lane> Plane<L> {
-    fn of(normal: Vec3, offset: f32, cm: L::M, k: u32) -> Self {
-        let (axis, neg) = axis_normal(normal).unwrap_or((ANY_AXIS, false));
-        Self {
-            axis,
-            neg,
-            nv: V3::splat(normal),
-            off: s(offset),
-            cm,
-            kf: tag(k),
+/// A sweep's slide `slid` (from the hit point `at`, the motion `d` along
+/// the surface of normal `nrm` for the fraction `rest` of the substep),
+/// made to respect the candidate planes `floors` in lanes `hit`: where it
+/// would end within `r` of a plane, the particle slides along the edge of
+/// the wedge between the surface and the plane (`d` projected on
+/// `nrm × n`) instead, as a ball's front would carry a particle lying on
+/// the ground ahead of it rather than down into the ground. Where the
+/// surface and the plane are nearly parallel (`|nrm × n|² ≤ 10⁻⁴`) the
+/// slide is left as it was.
+#[inline(always)]
+fn slide_by_floors<L: Lane>(
+    floors: &[Plane<L>],
+    hit: L::M,
+    r: L,
+    (at, d, rest, nrm): (V3<L>, V3<L>, L, V3<L>),
+    slid: V3<L>,
+) -> V3<L> {
+    let mut slid = slid;
+    for f in floors {
+        let under = hit & f.cm & (f.nv.dot(slid) - f.off).lt(r);
+        if under.none() {
+            continue;
         }
+        let e = nrm.cross(f.nv);
+        let ee = e.length_squared();
+        let ok = under & s::<L>(1.0e-4).lt(ee);
+        let along = at + e.scale(e.dot(d) / ee * rest);
+        slid = V3::select(ok, along, slid);
     }
+    slid
 }
 
 /// The contact scratch of one block: candidates and per-particle state of
@@ -183,6 +179,11 @@ pub struct Contacts<L: Lane> {
     /// The candidates when all of them are planes, in candidate order
     /// (for [`Contacts::project_and_finish_planes`]); else empty.
     planes: Vec<Plane<L>>,
+    /// The candidate planes when some candidate is a solid, in candidate
+    /// order (else empty): a solid's particle push and sweep respect them
+    /// (a particle squeezed between a ball and the ground goes along the
+    /// wedge between them, not into the ground: `shape::shape_pass`).
+    floors: Vec<Plane<L>>,
     /// The block has friction: `push` is kept, and `touch` with
     /// [`Contacts::touches`] (nothing else reads them).
     friction: bool,
@@ -299,11 +300,15 @@ impl<L: Lane> Contacts<L> {
             .iter()
             .any(|&k| !matches!(world[k as usize].shape, WorldShape::Plane { .. }));
         self.planes.clear();
-        if !self.solids {
-            for (&k, &cm) in self.cands.iter().zip(&self.cand_m) {
-                if let WorldShape::Plane { normal, offset } = world[k as usize].shape {
-                    self.planes.push(Plane::of(normal, offset, cm, k));
-                }
+        self.floors.clear();
+        let planes = if self.solids {
+            &mut self.floors
+        } else {
+            &mut self.planes
+        };
+        for (&k, &cm) in self.cands.iter().zip(&self.cand_m) {
+            if let WorldShape::Plane { normal, offset } = world[k as usize].shape {
+                planes.push(Plane::of(normal, offset, cm, k));
             }
         }
         self.find_spans(st, world, margin);
@@ -541,6 +546,7 @@ impl<L: Lane> Contacts<L> {
                 let rest = one - best_t;
                 // Keep the motion along the surface; drop the part into it.
                 let slid = at + (d - best_n.scale(into)).scale(rest);
+                let slid = slide_by_floors(&self.floors, hit, r, (at, d, rest, best_n), slid);
                 st.set_pos(i, V3::select(hit, slid, to));
                 self.pushed(i, hit, best_n.scale(into.neg() * rest), best_k);
                 if self.measure {
@@ -619,6 +625,7 @@ impl<L: Lane> Contacts<L> {
                             let mw = hit & zero.lt(w);
                             let into = d.dot(nrm).min(zero);
                             let p = start + (d - nrm.scale(into)).scale(rest);
+                            let p = slide_by_floors(&self.floors, mw, r, (start, d, rest, nrm), p);
                             let old = st.pos(row);
                             st.set_pos(row, V3::select(mw, p, old));
                             self.pushed(row, mw, nrm.scale(into.neg() * rest), kf);
@@ -875,6 +882,7 @@ impl<L: Lane> Contacts<L> {
             lanes,
             soft: b.soft,
             load: self.loads.get_mut(ci).zip(centre),
+            floors: &self.floors,
         };
         shape_pass(
             &mut v,

@@ -3,9 +3,10 @@
 //! alone or with friction and the last pass in one pass over the rows
 //! ([`Contacts::project_and_finish_planes`]).
 
+use super::Contacts;
+use super::geom::Plane;
 use super::geom::{coord, s};
 use super::shape::All;
-use super::{Contacts, Plane};
 use crate::kernel::lane::{Lane, Mask, V3};
 use crate::kernel::store::Store;
 use cable_core::WorldCollider;

@@ -5,7 +5,8 @@
 //! contact forces of `load.rs`).
 
 use super::geom::{
-    carried, contains, grown, keep_side, known, or_back, overlap, row_in, s, seg_in, seg_span,
+    Plane, carried, contains, grown, keep_side, known, or_back, overlap, row_in, s, seg_in,
+    seg_span,
 };
 use crate::kernel::lane::{Bounds, Lane, Mask, V3};
 use crate::kernel::narrow::{on_centre, point_contact_l, segment_contact_l};
@@ -84,6 +85,11 @@ pub(super) trait ShapeRows<G: Lane> {
     /// [`ShapeRows::add_load`] for row `i`, whose inverse mass is read
     /// only when forces are measured.
     fn add_row_load(&mut self, i: usize, m: G::M, at: V3<G>, dp: V3<G>);
+    /// How many candidate planes the block has ([`Contacts::floors`]).
+    fn floors(&self) -> usize;
+    /// Candidate plane `j`: its unit normal, its offset along it and the
+    /// lanes for which it is a candidate.
+    fn floor(&self, j: usize) -> (V3<G>, G, G::M);
 }
 
 /// Which lanes of a block a shape's pass runs on ([`View`]): all of them
@@ -162,6 +168,8 @@ pub(super) struct View<'a, L: Lane, S, P> {
     pub(super) soft: bool,
     /// The candidate's load and position, when forces are measured.
     pub(super) load: Option<(&'a mut Load<L>, Vec3)>,
+    /// The block's candidate planes ([`Contacts::floors`]).
+    pub(super) floors: &'a [Plane<L>],
 }
 
 impl<L: Lane, S: Store<L>, P: Lanes<L>> ShapeRows<P::G> for View<'_, L, S, P> {
@@ -226,6 +234,56 @@ impl<L: Lane, S: Store<L>, P: Lanes<L>> ShapeRows<P::G> for View<'_, L, S, P> {
             self.add_load(m, w, at, dp);
         }
     }
+    #[inline(always)]
+    fn floors(&self) -> usize {
+        self.floors.len()
+    }
+    #[inline(always)]
+    fn floor(&self, j: usize) -> (V3<P::G>, P::G, <P::G as Lane>::M) {
+        let f = &self.floors[j];
+        (self.lanes.v3(f.nv), self.lanes.v(f.off), self.lanes.m(f.cm))
+    }
+}
+
+/// The push `dp` (along the unit normal `nrm`, which needs `e1 = r − φ`)
+/// of a particle at `p` in lanes `hit`, made to respect the candidate
+/// planes too: where `p + dp` would lie within `r` of a plane
+/// (`n·x = off`) on whose lanes it is a candidate, the particle goes
+/// instead to the nearest point that is `e1` out along `nrm` and `r` in
+/// front of the plane, both at once (the two linearised constraints
+/// solved together: `p + a·nrm + b·n` with `a + c·b = e1`,
+/// `c·a + b = e2`, `c = nrm·n`). Pushed in turn, a ball pressing a
+/// particle onto the ground and the ground push it back and forth, the
+/// ball's push, down into the ground, the last; together they move it
+/// along the wedge between them. Where the two normals are nearly
+/// parallel (`1 − c² ≤ 0.01`: squeezed between two faces, no wedge to
+/// slide along) or the solution needs a pull (`a < 0` or `b < 0`), the
+/// push is left as it was.
+#[inline(always)]
+fn along_floors<G: Lane, V: ShapeRows<G>>(
+    v: &V,
+    p: V3<G>,
+    (nrm, e1, dp): (V3<G>, G, V3<G>),
+    r: G,
+    hit: G::M,
+) -> V3<G> {
+    let zero = s::<G>(0.0);
+    let mut dp = dp;
+    for j in 0..v.floors() {
+        let (n, off, fm) = v.floor(j);
+        let e2 = off + r - n.dot(p);
+        let under = hit & fm & (n.dot(p + dp) - off).lt(r);
+        if under.none() {
+            continue;
+        }
+        let c = nrm.dot(n);
+        let det = s::<G>(1.0) - c * c;
+        let a = (e1 - c * e2) / det;
+        let b = (e2 - c * e1) / det;
+        let ok = under & s::<G>(0.01).lt(det) & zero.le(a) & zero.le(b);
+        dp = V3::select(ok, nrm.scale(a) + n.scale(b), dp);
+    }
+    dp
 }
 
 /// One contact pass of a shape other than a plane: every free particle
@@ -268,6 +326,11 @@ pub(super) fn shape_pass<G: Lane, V: ShapeRows<G>>(
         let hit = m & phi.lt(r);
         if hit.any() {
             let dp = nrm.scale(r - phi);
+            let dp = if v.floors() > 0 {
+                along_floors(v, p, (nrm, r - phi, dp), r, hit)
+            } else {
+                dp
+            };
             let moved = V3::select(hit, p + dp, p);
             v.set_pos(i, moved);
             // The motion as rounded (far from the origin, not `dp`).
@@ -308,7 +371,16 @@ pub(super) fn shape_pass<G: Lane, V: ShapeRows<G>>(
         // free end (it then takes a few iterations instead).
         let denom = (sa * sa * wa + sb * sb * wb).max(s::<G>(0.25) * wa.max(wb));
         let scale = (r - phi) / denom;
-        let (da, db) = (nrm.scale(sa * wa * scale), nrm.scale(sb * wb * scale));
+        let (ea, eb) = (sa * wa * scale, sb * wb * scale);
+        let (da, db) = (nrm.scale(ea), nrm.scale(eb));
+        let (da, db) = if v.floors() > 0 {
+            (
+                along_floors(v, a, (nrm, ea, da), r, hit),
+                along_floors(v, bq, (nrm, eb, db), r, hit),
+            )
+        } else {
+            (da, db)
+        };
         let (na, nb) = (V3::select(hit, a + da, a), V3::select(hit, bq + db, bq));
         v.set_pos(i, na);
         v.set_pos(i + 1, nb);

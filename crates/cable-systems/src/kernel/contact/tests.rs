@@ -1,3 +1,4 @@
+use super::geom::axis_normal;
 use super::*;
 use crate::kernel::lane::{Fx, Mx};
 
