@@ -39,6 +39,11 @@
 //!    last pass went over the core, or whose centre line entered the
 //!    shape, is put back on the side it came from (`Contacts::uncross`),
 //!    so a cable wrapped on a rod slides around it instead of through.
+//!    A particle that a solid's push (or a sweep's slide, step 2) would
+//!    leave within the radius of a candidate plane goes along the wedge
+//!    between the two instead, both constraints solved together
+//!    (`shape::along_floors`, `slide_by_floors`): a ball rolled into a
+//!    rope on the ground carries it along the ground, not into it.
 //!    A plane whose normal is an axis (the ground) tests one coordinate
 //!    per particle (`Contacts::project_axis_plane`), bitwise the general
 //!    form for finite positions.

@@ -5,8 +5,9 @@
 //!   planes included, after **every** iteration: a taut segment can be
 //!   dragged over a thin shape between two particles, a cable bent over a
 //!   ball or a box's edge is held there while the constraints pull, and a
-//!   ball pressing a cable onto the ground is met by both in turn in every
-//!   iteration, so the cable is squeezed out rather than through.
+//!   ball pressing a cable onto the ground is met by both in every
+//!   iteration (its push along the wedge between them), so the cable is
+//!   squeezed out rather than through.
 //! - A lane near planes alone meets them after the **last** iteration, as
 //!   Unreal's cable component collides once per substep after its
 //!   constraint iterations: a plane pushes every particle along its one
