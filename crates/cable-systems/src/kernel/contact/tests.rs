@@ -13,6 +13,18 @@ struct Pts<const W: usize = 8> {
     carry: Vec<V3<Fx<W>>>,
 }
 
+impl<const W: usize> Pts<W> {
+    /// `rows` free particles at the origin, every carry `carry`.
+    fn new(rows: usize, carry: f32) -> Self {
+        Self {
+            pos: vec![V3::zero(); rows],
+            free: vec![Mx::splat(true); rows],
+            prev: vec![V3::zero(); rows],
+            carry: vec![V3::splat(Vec3::splat(carry)); rows],
+        }
+    }
+}
+
 impl<const W: usize> Store<Fx<W>> for Pts<W> {
     fn rows(&self) -> usize {
         self.pos.len()
@@ -124,12 +136,7 @@ fn friction_without_touches_is_friction_with_them() {
         Vec3::new(-0.3, 0.0, 0.1),
     ];
     let rows = 12;
-    let mut st = Pts::<8> {
-        pos: vec![V3::zero(); rows],
-        free: vec![Mx::splat(true); rows],
-        prev: vec![V3::zero(); rows],
-        carry: vec![V3::splat(Vec3::splat(1e-9)); rows],
-    };
+    let mut st = Pts::<8>::new(rows, 1e-9);
     let mut push = vec![V3::<Fx<8>>::zero(); rows];
     let mut touch = vec![Fx::<8>::splat(NONE); rows];
     for i in 0..rows {
@@ -281,12 +288,7 @@ fn side_memory_on_lane_groups_is_the_whole_block_pass() {
     set.prepare();
     let world = set.prepared();
     let rows = 6;
-    let mut st = Pts::<32> {
-        pos: vec![V3::zero(); rows],
-        free: vec![Mx::splat(true); rows],
-        prev: vec![V3::zero(); rows],
-        carry: vec![V3::zero(); rows],
-    };
+    let mut st = Pts::<32>::new(rows, 0.0);
     for i in 0..rows {
         for l in 0..32 {
             // Rows cross the ball's box along x; lanes at different
@@ -408,12 +410,7 @@ fn planes_in_one_pass_are_the_three_passes_in_turn() {
     set.prepare();
     let world = set.prepared();
     let rows = 10;
-    let mut st = Pts::<8> {
-        pos: vec![V3::zero(); rows],
-        free: vec![Mx::splat(true); rows],
-        prev: vec![V3::zero(); rows],
-        carry: vec![V3::splat(Vec3::splat(1e-7)); rows],
-    };
+    let mut st = Pts::<8>::new(rows, 1e-7);
     for i in 0..rows {
         for l in 0..8 {
             let x = 0.4 * i as f32 + 0.05 * l as f32;
