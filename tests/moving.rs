@@ -625,3 +625,34 @@ fn a_ball_rolled_into_a_rope_on_the_ground_pushes_it_along_the_ground() {
         }
     }
 }
+
+/// A rope pinned at the ground, a little lower than its radius (as an end
+/// tied to a peg), and a ball rolled across its first segment: the pinned
+/// end never moves. (The first cut of the ground wedge moved a pinned
+/// segment end whose share of the ball's push was zero: 15.7 mm here.)
+#[test]
+fn a_ball_rolled_over_a_rope_pinned_at_the_ground_leaves_the_pin_where_it_is() {
+    let pin = Vec3::new(0.0, 0.5 * ROPE_R, 0.0);
+    let mut pool = ParticlePool::new();
+    pool.colliders_mut()
+        .add(Collider::plane(Vec3::Y, 0.0).expect("valid plane"));
+    pool.colliders_mut().add(
+        Collider::sphere(Vec3::new(0.05, 0.15, -0.5), 0.15)
+            .and_then(|c| c.with_motion(Vec3::new(0.0, 0.0, 1.0), Vec3::ZERO))
+            .expect("valid ball"),
+    );
+    let mut d = CableDesc::line(pin, Vec3::new(1.0, ROPE_R, 0.0), 1.0, 10).expect("valid rope");
+    d.attach_end = false;
+    d.params.radius = ROPE_R;
+    let h = pool.add_cable(&d).expect("added");
+    let params = SolverParams {
+        friction: 0.5,
+        ..SolverParams::default()
+    };
+    let mut stepper = Stepper::new(params).expect("valid stepper");
+    for frame in 0..72 {
+        stepper.advance(&mut pool, H).expect("steps");
+        let at = pool.positions(h).expect("live")[0];
+        assert_eq!(at, pin, "frame {frame}: the pinned end moved");
+    }
+}

@@ -246,7 +246,8 @@ impl<L: Lane, S: Store<L>, P: Lanes<L>> ShapeRows<P::G> for View<'_, L, S, P> {
 }
 
 /// The push `dp` (along the unit normal `nrm`, which needs `e1 = r − φ`)
-/// of a particle at `p` in lanes `hit`, made to respect the candidate
+/// of a particle at `p` in lanes `hit` (lanes where it is free: the
+/// result may be nonzero where `dp` is zero), made to respect the candidate
 /// planes too: where `p + dp` would lie within `r` of a plane
 /// (`n·x = off`) on whose lanes it is a candidate, the particle goes
 /// instead to the nearest point that is `e1` out along `nrm` and `r` in
@@ -271,11 +272,11 @@ fn along_floors<G: Lane, V: ShapeRows<G>>(
     let mut dp = dp;
     for j in 0..v.floors() {
         let (n, off, fm) = v.floor(j);
-        let e2 = off + r - n.dot(p);
         let under = hit & fm & (n.dot(p + dp) - off).lt(r);
         if under.none() {
             continue;
         }
+        let e2 = off + r - n.dot(p);
         let c = nrm.dot(n);
         let det = s::<G>(1.0) - c * c;
         let a = (e1 - c * e2) / det;
@@ -375,8 +376,10 @@ pub(super) fn shape_pass<G: Lane, V: ShapeRows<G>>(
         let (da, db) = (nrm.scale(ea), nrm.scale(eb));
         let (da, db) = if v.floors() > 0 {
             (
-                along_floors(v, a, (nrm, ea, da), r, hit),
-                along_floors(v, bq, (nrm, eb, db), r, hit),
+                // Only an end that moves: a pinned end's share is zero,
+                // and it must stay so whatever the planes.
+                along_floors(v, a, (nrm, ea, da), r, hit & zero.lt(wa)),
+                along_floors(v, bq, (nrm, eb, db), r, hit & zero.lt(wb)),
             )
         } else {
             (da, db)
