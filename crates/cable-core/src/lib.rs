@@ -40,5 +40,5 @@ pub use limits::{MAX_COORDINATE, MAX_SEGMENTS, MIN_SEGMENT_LENGTH};
 pub use pool::{
     CableMut, CableRef, Columns, DEFAULT_PARTICLE_BUDGET, HeldRead, MAX_STATE_COORDINATE,
     NO_ANCHOR, PAR_GRAIN, ParticlePool, ParticleState, PoolRows, Reclaimed, RowConst, RowsCable,
-    SetupMismatch, StateHolder, discrete_curvature,
+    SetupMismatch, StateHolder, StepMark, discrete_curvature,
 };

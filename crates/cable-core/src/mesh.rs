@@ -322,6 +322,11 @@ pub struct CableMesh {
     /// there). An engine keeping a GPU copy re-uploads the ranges of the
     /// cables whose `written` is newer than its copy.
     pub written: u64,
+    /// The cable's [`crate::ParticlePool::moved_revision`] when a build
+    /// last meshed it or found its mesh current (0: none): while the pool
+    /// still gives that number, the next build keeps the mesh without
+    /// reading the cable's particles (a sleeping cable costs a look-up).
+    pub moved: u64,
 }
 
 /// What one cable's ranges in a [`MeshBuffers`] hold
@@ -650,6 +655,7 @@ impl MeshBuffers {
                 start_normal: start.1,
                 state: MeshState::Stale,
                 written: 0,
+                moved: 0,
             };
             // The old record at this position is not overwritten yet: when
             // it is the same cable at the same ranges, what it holds stays.
@@ -667,6 +673,7 @@ impl MeshBuffers {
                 rec.state = old.state;
                 rec.written = old.written;
                 rec.bounds = old.bounds;
+                rec.moved = old.moved;
             }
             // Overwriting an old entry not yet searched only loses its carried
             // frame (a new cable before old ones); handles are unique, so a

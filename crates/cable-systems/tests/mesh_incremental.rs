@@ -160,6 +160,13 @@ fn reused_buffers_equal_a_fresh_build_every_frame() {
                 35 => pool.set_visible(handles[6], true).unwrap(),
                 40 => pool.remove_cable(handles[11]).unwrap(),
                 45 => pool.positions_mut(handles[2]).unwrap()[1].x += 0.25,
+                // Every cable's particles lent out at once, a sleeping
+                // one's moved: no cable's own edit records it.
+                47 => pool.par_for_each_cable(|c| {
+                    if c.handle == handles[0] {
+                        c.pos[2].y += 0.125;
+                    }
+                }),
                 50 => pool.set_visible(handles[5], true).unwrap(),
                 55 => pool.remove_cable(extra.take().unwrap()).unwrap(),
                 _ => {}
@@ -348,4 +355,65 @@ fn hidden_cables_are_blank_and_written_once() {
     assert_eq!(mesh.vertices, shown.vertices);
     assert_eq!(mesh.indices, shown.indices);
     assert_eq!(mesh.bounds, shown.bounds);
+}
+
+/// What a mesh is kept by: a sleeping cable's
+/// [`ParticlePool::moved_revision`] stays the same across steps, an awake
+/// one's changes every step, and an edit of every cable's particles at once
+/// ([`ParticlePool::par_for_each_cable`]) changes every cable's; the mesh
+/// of a sleeping cable moved that way is rebuilt.
+#[test]
+fn sleeping_cables_keep_their_moved_number() {
+    let (mut pool, handles) = scene(4);
+    for &h in &handles[..2] {
+        let p = CableParams {
+            sleep_speed: 1.0e3,
+            sleep_delay: 0.0,
+            ..*pool.params(h).unwrap()
+        };
+        pool.set_params(h, p).unwrap();
+    }
+    let mut stepper = Stepper::new(SolverParams::default()).unwrap();
+    for _ in 0..5 {
+        stepper.advance(&mut pool, 1.0 / 60.0).unwrap();
+    }
+    assert_eq!(pool.sleeping_count(), 2);
+    let numbers = |pool: &ParticlePool| -> Vec<u64> {
+        handles
+            .iter()
+            .map(|&h| pool.moved_revision(h).unwrap())
+            .collect()
+    };
+    let options = MeshOptions::default();
+    let mut mesh = MeshBuffers::new();
+    build_meshes(&pool, &options, &mut mesh).unwrap();
+    for _ in 0..3 {
+        let before = numbers(&pool);
+        stepper.advance(&mut pool, 1.0 / 60.0).unwrap();
+        let after = numbers(&pool);
+        assert_eq!(after[..2], before[..2], "sleeping cables did not move");
+        assert!(
+            after[2] != before[2] && after[3] != before[3],
+            "awake ones did"
+        );
+        let stats = build_meshes(&pool, &options, &mut mesh).unwrap();
+        assert_eq!((stats.kept, stats.rebuilt), (2, 2));
+    }
+    let before = numbers(&pool);
+    pool.par_for_each_cable(|c| {
+        if c.handle == handles[0] {
+            c.pos[1].x += 0.5;
+        }
+    });
+    let after = numbers(&pool);
+    assert!(
+        after.iter().zip(&before).all(|(a, b)| a != b),
+        "every cable may have moved"
+    );
+    let stats = build_meshes(&pool, &options, &mut mesh).unwrap();
+    // Only the moved sleeper is rebuilt: the others' particles are read
+    // (their numbers changed) and found the same.
+    assert_eq!((stats.kept, stats.rebuilt), (3, 1));
+    assert!(mesh.cable(handles[0]).unwrap().written == mesh.build_count());
+    assert_same(&mesh, &fresh(&pool, &options), 0);
 }

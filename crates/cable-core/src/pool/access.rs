@@ -161,6 +161,67 @@ impl ParticlePool {
         self.revisions.structure_number()
     }
 
+    /// A number that changes whenever what cable `handle`'s mesh is made
+    /// from may have changed: its particles (an edit of them, a teleport, a
+    /// winch, a step that simulated it), its parameters or masses, a broken
+    /// segment, or every cable's particles lent out through
+    /// [`ParticlePool::columns_mut`] outside a step. A cable that sleeps, or
+    /// is hidden and skips updates, keeps its number across steps: a mesh
+    /// builder that recorded the number keeps the mesh without reading the
+    /// particles. Numbers are unique across the process's pools.
+    ///
+    /// # Errors
+    /// [`CableError::StaleHandle`](crate::CableError::StaleHandle) when
+    /// `handle` names no live cable.
+    ///
+    /// # Example
+    /// ```
+    /// use cable_core::{CableDesc, ParticlePool};
+    /// use glam::Vec3;
+    ///
+    /// let mut pool = ParticlePool::new();
+    /// let h = pool.add_cable(&CableDesc::line(Vec3::ZERO, Vec3::X, 1.0, 4)?)?;
+    /// let m = pool.moved_revision(h)?;
+    /// assert_eq!(pool.moved_revision(h)?, m); // reading changes nothing
+    /// pool.positions_mut(h)?[1].y = 0.5;
+    /// assert_ne!(pool.moved_revision(h)?, m);
+    /// # Ok::<(), cable_core::CableError>(())
+    /// ```
+    pub fn moved_revision(&self, handle: CableHandle) -> Result<u64, crate::CableError> {
+        let i = self.record_index(handle)?;
+        Ok(self.revisions.moved(self.cables[i].revisions))
+    }
+
+    /// Starts a step: what a stepper calls before it takes the columns
+    /// ([`ParticlePool::columns_mut`]) to simulate the active cables, and
+    /// hands back to [`ParticlePool::end_step`] after. Between the two, the
+    /// stepper's own borrows of every cable's particles do not count as
+    /// moving every cable ([`ParticlePool::moved_revision`]); `end_step`
+    /// records instead that the active cables moved. A stepper that does
+    /// not call these leaves every cable's number changed by its borrows:
+    /// slower meshes, never stale ones.
+    #[must_use]
+    pub fn begin_step(&self) -> StepMark {
+        StepMark(self.revisions.bulk_number())
+    }
+
+    /// Ends a step begun with [`ParticlePool::begin_step`]: every cable
+    /// active now (awake, and not hidden with
+    /// [`crate::CableParams::skip_when_hidden`]) gets a new
+    /// [`ParticlePool::moved_revision`], and the step's own borrows of the
+    /// columns are forgotten. Call it before cables may fall asleep
+    /// ([`ParticlePool::update_sleep`]): a cable that moved in this step and
+    /// then fell asleep moved all the same.
+    pub fn end_step(&mut self, mark: StepMark) {
+        self.revisions.restore_bulk(mark.0);
+        let number = super::revisions::Revisions::step_number();
+        for rec in &mut self.cables {
+            if rec.alive && rec.active() {
+                super::revisions::Revisions::stepped(&mut rec.revisions, number);
+            }
+        }
+    }
+
     /// Indices (as in [`ParticlePool::cable`]) of the cables whose particle
     /// state alone was edited after revision `since` (a value
     /// [`ParticlePool::revision`] returned), in index order. Meaningful
@@ -319,3 +380,9 @@ pub(super) fn check_record(rec: &CableRecord, substep: f32) -> Result<(), crate:
         substep,
     )
 }
+
+/// What [`ParticlePool::begin_step`] hands to [`ParticlePool::end_step`]:
+/// the pool's bulk-borrow number before the step.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[must_use = "hand it to `ParticlePool::end_step`"]
+pub struct StepMark(u64);

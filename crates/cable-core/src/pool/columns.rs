@@ -30,8 +30,13 @@ impl ParticlePool {
     /// Splits the pool into one mutable view per live cable, in row order,
     /// after compacting. The views borrow disjoint rows, so callers may hand
     /// them to threads; [`ParticlePool::par_for_each_cable`] does that.
+    /// Every cable counts as moved ([`ParticlePool::moved_revision`]),
+    /// unless a stepper's [`ParticlePool::begin_step`] and
+    /// [`ParticlePool::end_step`] bracket the borrow.
     pub fn columns_mut(&mut self) -> Columns<'_> {
         self.touch();
+        // Any cable's particles may change: see `ParticlePool::moved_revision`.
+        self.revisions.bulk();
         self.compact();
         let st = self.state.get_mut();
         Columns {

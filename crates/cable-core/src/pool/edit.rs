@@ -167,6 +167,8 @@ impl ParticlePool {
         let row = rec.first + segment;
         if self.row_const[row].linked {
             self.touch();
+            // The cable's own mark too (`ParticlePool::moved_revision`).
+            self.touch_constants(i);
             self.wake_record(i);
             self.row_const[row].linked = false;
             self.refresh_rows(i);

@@ -44,7 +44,7 @@ mod sleep;
 mod store;
 mod teleport;
 
-pub use access::CableRef;
+pub use access::{CableRef, StepMark};
 pub use check::MAX_STATE_COORDINATE;
 pub use columns::{CableMut, Columns, IntoCables, PAR_GRAIN};
 pub use lent::{HeldRead, ParticleState, Reclaimed, StateHolder};

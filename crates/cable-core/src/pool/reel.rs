@@ -287,6 +287,8 @@ impl ParticlePool {
             return Ok((count, bound));
         }
         self.wake_record(i);
+        // The cable's own mark too (`ParticlePool::moved_revision`).
+        self.touch_state(i);
         let seg = self.cables[i].reel_segment;
         // May go below zero for a moment: the merges below absorb it.
         let w0 = wi(self);

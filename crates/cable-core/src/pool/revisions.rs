@@ -12,6 +12,13 @@
 //! | [`Revisions::constants`]: one cable's parameters or masses | new | | | | `constants` |
 //! | [`Revisions::targets`]: attached targets moved | | | new | | |
 //! | [`Revisions::params`]: a cable added or its parameters replaced | | | | new | |
+//! | [`Revisions::bulk`]: every cable's particles lent to a caller outside a step | | | | | |
+//! | [`Revisions::stepped`]: a step simulated the cable | | | | | `stepped` |
+//!
+//! The last two feed only [`Revisions::moved`], what a cable's mesh is
+//! kept by: the latest of its `state`, `constants` and `stepped` numbers
+//! and of `bulk` (a caller that had every cable's particles may have
+//! moved any of them).
 //!
 //! A leaf of the pool: imports nothing of it.
 
@@ -32,6 +39,7 @@ pub(crate) struct Revisions {
     structure: u64,
     targets: u64,
     params: u64,
+    bulk: u64,
 }
 
 /// One cable's revision numbers: the pool revision of the last edit of
@@ -41,6 +49,7 @@ pub(crate) struct Revisions {
 pub(crate) struct CableRevisions {
     state: u64,
     constants: u64,
+    stepped: u64,
 }
 
 impl CableRevisions {
@@ -65,7 +74,56 @@ impl Revisions {
             structure: next_revision(),
             targets: next_revision(),
             params: next_revision(),
+            bulk: next_revision(),
         }
+    }
+
+    /// The latest number of any edit that may have moved `cable`'s
+    /// particles or changed what its mesh is made from: its state, its
+    /// constants, a step that simulated it, or every cable's particles
+    /// lent out ([`Revisions::bulk`]). Numbers only grow, so this changes
+    /// exactly when one of them does.
+    #[inline]
+    pub(crate) fn moved(&self, cable: CableRevisions) -> u64 {
+        cable
+            .state
+            .max(cable.constants)
+            .max(cable.stepped)
+            .max(self.bulk)
+    }
+
+    /// The number of the last [`Revisions::bulk`].
+    #[inline]
+    pub(crate) fn bulk_number(&self) -> u64 {
+        self.bulk
+    }
+
+    /// Records that a caller had every cable's particles to change
+    /// (`ParticlePool::columns_mut`).
+    #[inline]
+    pub(crate) fn bulk(&mut self) {
+        self.bulk = next_revision();
+    }
+
+    /// Forgets the [`Revisions::bulk`] edits after `before`: a stepper's
+    /// own, whose changes it records per cable with
+    /// [`Revisions::stepped`] instead.
+    #[inline]
+    pub(crate) fn restore_bulk(&mut self, before: u64) {
+        self.bulk = before;
+    }
+
+    /// A fresh number for the cables a step simulated
+    /// ([`Revisions::stepped`]).
+    #[inline]
+    pub(crate) fn step_number() -> u64 {
+        next_revision()
+    }
+
+    /// Records that a step simulated `cable`, as number `number`.
+    #[inline]
+    pub(crate) fn stepped(cable: &mut CableRevisions, number: u64) {
+        cable.stepped = number;
     }
 
     /// Changes with every edit but moves of attached targets.
@@ -175,5 +233,20 @@ mod tests {
             (r.any(), r.structure_number(), r.targets_number()),
             (a, s, t)
         );
+        // What a mesh is kept by: the latest of the cable's numbers and
+        // the bulk one; a stepper's own bulk edits are forgotten.
+        let (a, s, t, p) = snap(&r);
+        let m = r.moved(c);
+        let before = r.bulk_number();
+        r.bulk();
+        assert!(r.moved(c) > m);
+        assert_eq!(snap(&r), (a, s, t, p), "bulk moves nothing else");
+        r.restore_bulk(before);
+        assert_eq!(r.moved(c), m);
+        let n = Revisions::step_number();
+        Revisions::stepped(&mut c, n);
+        assert_eq!(r.moved(c), n);
+        let other = CableRevisions::default();
+        assert_eq!(r.moved(other), r.bulk_number(), "a cable not stepped");
     }
 }

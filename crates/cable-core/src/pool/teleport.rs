@@ -176,6 +176,8 @@ impl ParticlePool {
             });
         }
         self.touch();
+        // The cable's own mark too (`ParticlePool::moved_revision`).
+        self.touch_state(i);
         self.wake_record(i);
         self.state.get_mut().pos[rows.clone()].copy_from_slice(&pos);
         self.state.get_mut().prev[rows.clone()].copy_from_slice(&prev);

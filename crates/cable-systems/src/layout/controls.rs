@@ -96,7 +96,12 @@ impl LayoutState {
         }
         crate::trace::span!("cable.layout", substeps = n);
         pool.wake_near_collider_changes();
+        // The columns this frame borrows move only the active cables,
+        // which `end_step` marks moved (`ParticlePool::moved_revision`:
+        // a sleeping cable's mesh is kept without reading its particles).
+        let mark = pool.begin_step();
         self.advance_awake(layout, pool, params, n, stages);
+        pool.end_step(mark);
         if stages == Stages::ALL {
             pool.update_sleep(n as f32 * params.substep, params.substep);
         }

@@ -15,10 +15,15 @@
 //!    - blanked ([`MeshState::Hidden`]) when the pool hides it
 //!      ([`ParticlePool::set_visible`]), once: its indices all become its
 //!      first vertex (no triangle draws) and its bounds empty;
+//!    - kept when nothing it is made from changed since it was built or
+//!      last checked ([`ParticlePool::moved_revision`], recorded in
+//!      [`CableMesh::moved`]): a sleeping, hidden-and-skipped or untouched
+//!      cable costs a look-up, not a read of its particles;
 //!    - kept when it was built from the positions it has now (compared bit
 //!      for bit with [`MeshBuffers::points`]), the same broken segments,
-//!      radius and tiling: a sleeping, hidden-and-skipped or untouched
-//!      cable costs a copy and a comparison of its positions;
+//!      radius and tiling: a cable whose number changed but whose
+//!      particles did not (simulated, yet still) costs a copy and a
+//!      comparison of its positions;
 //!    - else meshed anew: its vertices, and its indices only when they
 //!      were not those of a mesh of its layout (after a layout change, a
 //!      blank, or when a segment broke).
@@ -443,6 +448,12 @@ fn mesh_one(
         }
         return Done::Hidden;
     }
+    // Nothing it is made from changed since it was built or checked (a
+    // sleeping or untouched cable): kept without reading a particle.
+    let moved = pool.moved_revision(c.handle).unwrap_or(0);
+    if matches!(c.state, MeshState::Built { .. }) && c.moved != 0 && moved == c.moved {
+        return Done::Kept;
+    }
     // Each cable read where it lives (`copy_positions_to`): a layout
     // that keeps its own rows is not made to write every cable back.
     if pool.copy_positions_to(c.handle, read).is_err() {
@@ -469,6 +480,7 @@ fn mesh_one(
         _ => (false, false),
     };
     if same_params && breaks && same_bits(read, pos) {
+        c.moved = moved;
         return Done::Kept;
     }
     pos.copy_from_slice(read);
@@ -484,6 +496,7 @@ fn mesh_one(
         breaks: broken,
     };
     c.written = job.build;
+    c.moved = moved;
     Done::Rebuilt
 }
 
