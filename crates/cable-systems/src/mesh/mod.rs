@@ -434,12 +434,8 @@ fn mesh_one(
         }
         return Done::NotAsked;
     }
-    // The records come from the pool's handles, so these look-ups succeed.
-    let (Ok(params), Ok(visible), Ok(rows)) = (
-        pool.params(c.handle),
-        pool.is_visible(c.handle),
-        pool.row_consts(c.handle),
-    ) else {
+    // The records come from the pool's handles, so the look-ups succeed.
+    let Ok(visible) = pool.is_visible(c.handle) else {
         return Done::NotAsked;
     };
     if !visible {
@@ -454,6 +450,9 @@ fn mesh_one(
     if matches!(c.state, MeshState::Built { .. }) && c.moved != 0 && moved == c.moved {
         return Done::Kept;
     }
+    let (Ok(params), Ok(rows)) = (pool.params(c.handle), pool.row_consts(c.handle)) else {
+        return Done::NotAsked;
+    };
     // Each cable read where it lives (`copy_positions_to`): a layout
     // that keeps its own rows is not made to write every cable back.
     if pool.copy_positions_to(c.handle, read).is_err() {
