@@ -444,6 +444,12 @@ pub struct MeshBuffers {
     options: Option<MeshOptions>,
     /// Builds started into these buffers ([`MeshBuffers::build_count`]).
     builds: u64,
+    /// What the last [`MeshBuffers::layout_at`] laid out: the pool's
+    /// layout revision, and the lengths of `cables`, `vertices`,
+    /// `indices` and `points` it left (a buffer edited by hand since does
+    /// not match). `None` after [`MeshBuffers::layout`] or
+    /// [`MeshBuffers::invalidate`].
+    laid: Option<(u64, [usize; 4])>,
 }
 
 /// Compares what a reader sees: vertices, indices, the cables' records,
@@ -509,6 +515,7 @@ impl MeshBuffers {
         cables: impl Iterator<Item = (CableHandle, usize, u32)>,
         options: &MeshOptions,
     ) -> Result<(), CableError> {
+        self.laid = None;
         let res = self.try_layout(cables, options);
         if res.is_err() {
             self.cables.clear();
@@ -523,10 +530,52 @@ impl MeshBuffers {
         res
     }
 
+    /// [`MeshBuffers::layout`] for a pool at layout revision `revision`
+    /// (`cable_core::ParticlePool::layout_revision`), done only when the
+    /// revision or the options differ from the last `layout_at`'s, or the
+    /// buffers' lengths are not those it left: otherwise the ranges are
+    /// those `cables` would give, and only the selection is reset (every
+    /// cable asked for, as after a layout). `cables` is not called then.
+    ///
+    /// # Errors
+    /// As [`MeshBuffers::layout`].
+    pub fn layout_at<I>(
+        &mut self,
+        revision: u64,
+        cables: impl FnOnce() -> I,
+        options: &MeshOptions,
+    ) -> Result<(), CableError>
+    where
+        I: Iterator<Item = (CableHandle, usize, u32)>,
+    {
+        let same_options = self
+            .options
+            .is_some_and(|o| options_bits(&o) == options_bits(options));
+        if same_options && self.laid == Some((revision, self.lengths())) {
+            self.selected.clear();
+            self.selected.resize(self.cables.len(), true);
+            return Ok(());
+        }
+        self.layout(cables(), options)?;
+        self.laid = Some((revision, self.lengths()));
+        Ok(())
+    }
+
+    /// The lengths [`MeshBuffers::laid`] compares.
+    fn lengths(&self) -> [usize; 4] {
+        [
+            self.cables.len(),
+            self.vertices.len(),
+            self.indices.len(),
+            self.points.len(),
+        ]
+    }
+
     /// Forgets what every cable was built from: the next build rewrites
     /// every cable it is asked for, and blanks the others
     /// ([`MeshState::Empty`]). Call it after editing the buffers by hand.
     pub fn invalidate(&mut self) {
+        self.laid = None;
         for c in &mut self.cables {
             c.state = MeshState::Stale;
         }
@@ -786,6 +835,7 @@ impl MeshBuffers {
         self.points.clear();
         self.points.extend_from_slice(&other.points);
         self.options = other.options;
+        self.laid = other.laid;
         self.builds = other.builds;
         self.vertices.clear();
         self.vertices.extend_from_slice(&other.vertices);

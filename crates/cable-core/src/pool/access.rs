@@ -192,6 +192,34 @@ impl ParticlePool {
         Ok(self.revisions.moved(self.cables[i].revisions))
     }
 
+    /// A number that changes whenever the cables' handles, order, particle
+    /// counts or parameters may have changed: a cable added or removed, a
+    /// winch's particles added or removed, a cable's parameters replaced
+    /// ([`ParticlePool::set_params`]). What the ranges of a mesh's layout
+    /// are made from (`cable_systems::mesh` lays them out again only when
+    /// it changed); steps do not change it. Numbers are unique across the
+    /// process's pools.
+    ///
+    /// # Example
+    /// ```
+    /// use cable_core::{CableDesc, ParticlePool};
+    /// use glam::Vec3;
+    ///
+    /// let mut pool = ParticlePool::new();
+    /// let h = pool.add_cable(&CableDesc::line(Vec3::ZERO, Vec3::X, 1.0, 4)?)?;
+    /// let r = pool.layout_revision();
+    /// pool.positions_mut(h)?[1].y = 0.5;
+    /// assert_eq!(pool.layout_revision(), r);
+    /// pool.reel(h, 0.5)?;
+    /// assert_ne!(pool.layout_revision(), r);
+    /// # Ok::<(), cable_core::CableError>(())
+    /// ```
+    #[inline]
+    #[must_use]
+    pub fn layout_revision(&self) -> u64 {
+        self.revisions.shape_number()
+    }
+
     /// Starts a step: what a stepper calls before it takes the columns
     /// ([`ParticlePool::columns_mut`]) to simulate the active cables, and
     /// hands back to [`ParticlePool::end_step`] after. Between the two, the

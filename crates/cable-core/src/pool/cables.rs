@@ -20,6 +20,7 @@ impl ParticlePool {
     /// [`CableError::BudgetExceeded`] when the pool would exceed its budget.
     pub fn add_cable(&mut self, desc: &CableDesc) -> Result<CableHandle, CableError> {
         self.touch();
+        self.revisions.shape();
         desc.params.validate()?;
         let geo = &desc.geometry;
         let count = geo.points.len();
@@ -229,6 +230,7 @@ impl ParticlePool {
     /// [`CableError::StaleHandle`] when the handle is not live.
     pub fn remove_cable(&mut self, handle: CableHandle) -> Result<(), CableError> {
         self.touch();
+        self.revisions.shape();
         let rec = self.record_index(handle)?;
         let slot = &mut self.slots[handle.index as usize];
         slot.record = None;

@@ -295,6 +295,7 @@ impl ParticlePool {
 
     /// Record `i` gained (`by` > 0) or lost (`by` < 0) rows: later cables move.
     pub(super) fn shift_records(&mut self, i: usize, by: isize) {
+        self.revisions.shape();
         let rec = &mut self.cables[i];
         rec.count = rec.count.saturating_add_signed(by);
         for r in &mut self.cables[i + 1..] {
@@ -376,6 +377,7 @@ impl ParticlePool {
         }
         self.sleepy += usize::from(self.cables[i].sleepy());
         self.revisions.params();
+        self.revisions.shape();
         self.refresh_rows(i);
         Ok(())
     }

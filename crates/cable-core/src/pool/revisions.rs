@@ -14,8 +14,10 @@
 //! | [`Revisions::params`]: a cable added or its parameters replaced | | | | new | |
 //! | [`Revisions::bulk`]: every cable's particles lent to a caller outside a step | | | | | |
 //! | [`Revisions::stepped`]: a step simulated the cable | | | | | `stepped` |
+//! | [`Revisions::shape`]: cables added or removed, a count changed, parameters replaced | | | | | |
 //!
-//! The last two feed only [`Revisions::moved`], what a cable's mesh is
+//! `shape` is what a mesh's layout of ranges is kept by. `bulk` and
+//! `stepped` feed only [`Revisions::moved`], what a cable's mesh is
 //! kept by: the latest of its `state`, `constants` and `stepped` numbers
 //! and of `bulk` (a caller that had every cable's particles may have
 //! moved any of them).
@@ -40,6 +42,7 @@ pub(crate) struct Revisions {
     targets: u64,
     params: u64,
     bulk: u64,
+    shape: u64,
 }
 
 /// One cable's revision numbers: the pool revision of the last edit of
@@ -75,7 +78,23 @@ impl Revisions {
             targets: next_revision(),
             params: next_revision(),
             bulk: next_revision(),
+            shape: next_revision(),
         }
+    }
+
+    /// Changes when the cables' handles, order, particle counts or
+    /// parameters may have changed ([`Revisions::shape`]).
+    #[inline]
+    pub(crate) fn shape_number(&self) -> u64 {
+        self.shape
+    }
+
+    /// Records that a cable was added or removed, its particle count
+    /// changed, or its parameters were replaced: what the ranges of a
+    /// mesh's layout are made from.
+    #[inline]
+    pub(crate) fn shape(&mut self) {
+        self.shape = next_revision();
     }
 
     /// The latest number of any edit that may have moved `cable`'s

@@ -186,19 +186,24 @@ pub fn build_meshes_for(
     Ok(fill_all(pool, options, out))
 }
 
-/// Step 1: the ranges of every live cable, in the pool's order.
+/// Step 1: the ranges of every live cable, in the pool's order; kept as
+/// they are while the pool's [`ParticlePool::layout_revision`] and the
+/// options are those of the last layout into `out`.
 fn lay_out(
     pool: &ParticlePool,
     options: &MeshOptions,
     out: &mut MeshBuffers,
 ) -> Result<(), CableError> {
-    out.layout(
-        pool.handles().map(|h| {
-            // Handles come from the pool itself, so both look-ups succeed.
-            let n = pool.particle_count_of(h).unwrap_or(0);
-            let sides = pool.params(h).map_or(3, |p| p.sides);
-            (h, n, sides)
-        }),
+    out.layout_at(
+        pool.layout_revision(),
+        || {
+            pool.handles().map(|h| {
+                // Handles come from the pool itself, so both look-ups succeed.
+                let n = pool.particle_count_of(h).unwrap_or(0);
+                let sides = pool.params(h).map_or(3, |p| p.sides);
+                (h, n, sides)
+            })
+        },
         options,
     )
 }
