@@ -273,7 +273,9 @@ pub struct CableTube;
 /// (`ParticlePool::set_winch`); a cable's `reel_accel`, `reel_force` and
 /// `reel_end` parameters (acceleration and pulling limits, which end)
 /// still apply. An order the pool refuses (a speed of 0, a NaN) is logged
-/// and sent as [`CableNotice::BadWinch`](crate::CableNotice::BadWinch), once per order.
+/// and sent as [`CableNotice::BadWinch`](crate::CableNotice::BadWinch), once per order;
+/// the order the winch ran goes on, and is still stopped when done
+/// (`cable_systems::bind::apply_controls`, shared with the hecs layer).
 ///
 /// # Example
 /// ```

@@ -8,6 +8,7 @@ use bevy_ecs::prelude::*;
 use bevy_reflect::std_traits::ReflectDefault;
 use cable_core::mesh::{MeshBuffers, MeshOptions};
 use cable_core::{CableError, CableHandle, ColliderHandle, End, ParticlePool};
+use cable_systems::bind::WinchOrders;
 use cable_systems::{Layout, SolverParams, Stepper};
 
 #[cfg(doc)]
@@ -57,10 +58,11 @@ pub struct CableSimulation {
     /// fixed step is logged once; cleared by a step that runs.
     #[reflect(ignore)]
     pub(crate) last_error: Option<String>,
-    /// The last winch order given to each cable's pool cable (refused
-    /// ones too, so a refusal is reported once).
+    /// Each cable's winch orders: the last given (refused ones too, so a
+    /// refusal is reported once) and the last the pool accepted
+    /// (`bind::apply_controls`).
     #[reflect(ignore)]
-    pub(crate) winches: HashMap<CableHandle, Option<cable_core::Winch>>,
+    pub(crate) winches: HashMap<CableHandle, WinchOrders>,
     /// The steps follow `Time<Fixed>` one per run ([`CableClock::Fixed`]),
     /// or accumulate `Time` ([`CableClock::Accumulated`]).
     #[reflect(ignore)]

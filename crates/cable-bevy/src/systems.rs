@@ -7,6 +7,7 @@ use bevy_time::{Fixed, Time};
 use bevy_transform::components::GlobalTransform;
 use bevy_transform::helper::TransformHelper;
 use cable_core::{CableError, CableHandle, End, ParticlePool};
+use cable_systems::bind::{self, ControlError};
 
 use crate::components::{
     Cable, CableAnchor, CableAttachments, CableBody, CableCollider, CableColliderBody,
@@ -231,8 +232,9 @@ pub(crate) fn sync_colliders(
 
 /// The game's controls of each cable: [`CableHidden`] into the pool's
 /// visibility, a [`CableWinch`] added, changed or removed into the pool's
-/// winch (`ParticlePool::set_winch`, as the hecs layer does), and tension
-/// tracking on while some cable has a [`CableTension`].
+/// winch (`bind::apply_controls`, shared with the hecs layer: each order
+/// given once, a refused one reported once, the running one finished when
+/// done), and tension tracking on while some cable has a [`CableTension`].
 pub(crate) fn control_cables(
     mut sim: ResMut<CableSimulation>,
     cables: Query<(Entity, &CableBody, Option<&CableWinch>, Has<CableHidden>)>,
@@ -248,29 +250,20 @@ pub(crate) fn control_cables(
     // Orders of cables that are gone are forgotten.
     sim.winches.retain(|h, _| pool.contains(*h));
     for (entity, body, winch, hidden) in &cables {
-        // A stale body (its cable just rebuilt) is fixed at the next sync.
-        if pool.set_visible(body.handle, !hidden).is_err() {
-            continue;
-        }
         let order = winch.map(|w| cable_core::Winch::from(*w));
-        let last = sim.winches.get(&body.handle).copied().flatten();
-        // Bit for bit, so that an order with a NaN is the same order again.
-        let bits = |o: Option<cable_core::Winch>| {
-            o.map(|w| (w.target_length.to_bits(), w.speed.to_bits()))
-        };
-        if bits(order) == bits(last) {
-            // Done: stopped, so the cable can sleep and steps whole again
-            // (the component stays; a changed order starts it anew).
-            if let Some(w) = order {
-                // The body is live (`set_visible` just took it).
-                let _ = pool.finish_winch(body.handle, w.target_length);
+        let known = sim.winches.get(&body.handle).copied();
+        let mut orders = known.unwrap_or_default();
+        match bind::apply_controls(pool, body.handle, &mut orders, order, hidden) {
+            Ok(()) => {}
+            // A stale body (its cable just rebuilt) is fixed at the next sync.
+            Err(ControlError::Stale(_)) => continue,
+            Err(ControlError::WinchRefused(error)) => {
+                log_error(&format!("cable-bevy: winch of {entity} refused: {error}"));
+                notices.write(CableNotice::BadWinch { entity, error });
             }
-            continue;
         }
-        sim.winches.insert(body.handle, order);
-        if let Err(error) = pool.set_winch(body.handle, order) {
-            log_error(&format!("cable-bevy: winch of {entity} refused: {error}"));
-            notices.write(CableNotice::BadWinch { entity, error });
+        if known.is_some() || orders != bind::WinchOrders::default() {
+            sim.winches.insert(body.handle, orders);
         }
     }
 }

@@ -66,7 +66,11 @@ pub struct CableBody {
 /// `speed` m/s ([`ParticlePool::set_winch`](cable_core::ParticlePool::set_winch)). Applied when added or changed;
 /// removing it stops the winch where the cable is. Once the order is done
 /// (the rest length at the target, the drum still) the winch is stopped
-/// there and the component stays, so the cable can fall asleep. A grappling hook is a
+/// there and the component stays, so the cable can fall asleep. An order
+/// the pool refuses (a length or speed out of range, NaN included) is
+/// reported once ([`StepReport::bad_winches`](crate::ecs::StepReport::bad_winches)),
+/// and the order the winch ran goes on and is still stopped when done
+/// ([`crate::bind::apply_controls`], shared with the Bevy plugin). A grappling hook is a
 /// rope with its start on the player and a `CableWinch` reeling it in.
 /// The same type as [`cable_core::Winch`] (the Bevy plugin's `CableWinch`
 /// gives the pool the same order).

@@ -7,6 +7,8 @@ use cable_core::{CableError, CableHandle, End, ParticlePool};
 use glam::{Quat, Vec3};
 use hecs::Entity;
 
+use crate::bind::{self, ControlError, WinchOrders};
+
 use super::{
     components::{AttachTarget, CableAttachments, CableHidden, CableWinch, Transform},
     report::{BadTarget, StepReport},
@@ -81,8 +83,9 @@ pub(super) struct Tracked {
     pub(super) entity: Entity,
     pub(super) handle: CableHandle,
     pub(super) ends: [EndState; 2],
-    /// The [`CableWinch`] last applied.
-    pub(super) winch: Option<CableWinch>,
+    /// The [`CableWinch`] orders last given and accepted
+    /// ([`bind::apply_controls`]).
+    pub(super) winch: WinchOrders,
     /// The cable has a teleport threshold
     /// ([`cable_core::CableParams::teleport_distance`] or
     /// [`cable_core::CableParams::teleport_rotation`]), as of
@@ -106,7 +109,7 @@ impl Tracked {
             entity,
             handle,
             ends,
-            winch,
+            winch: WinchOrders::accepted(winch),
             teleports: false,
             released: [false; 2],
         }
@@ -160,20 +163,11 @@ impl Ends<'_, '_> {
         if let Some(att) = att {
             self.resolve(t, ti, att);
         }
-        let pool = &mut *self.pool;
-        // The handle is tracked, hence live: these cannot fail on it.
-        let _ = pool.set_visible(t.handle, hidden.is_none());
-        let winch = winch.copied();
-        if winch != t.winch {
-            match pool.set_winch(t.handle, winch) {
-                Ok(()) => t.winch = winch,
-                Err(e) => self.report.bad_winches.push((entity, e)),
-            }
-        } else if let Some(w) = winch {
-            // Done: stopped, so the cable can sleep and steps whole again
-            // (the component stays; a changed order starts it anew). The
-            // handle is tracked, hence live: this cannot fail on it.
-            let _ = pool.finish_winch(t.handle, w.target_length);
+        let order = winch.copied();
+        match bind::apply_controls(self.pool, t.handle, &mut t.winch, order, hidden.is_some()) {
+            // The handle is tracked, hence live: it cannot be stale.
+            Ok(()) | Err(ControlError::Stale(_)) => {}
+            Err(ControlError::WinchRefused(e)) => self.report.bad_winches.push((entity, e)),
         }
     }
 
