@@ -126,7 +126,13 @@ pub struct CableParticles {
     pub positions: Vec<Vec3>,
 }
 
-/// Where one end of a cable hangs.
+/// Where one end of a cable hangs. A target that is NaN or beyond ±1e6 m
+/// (a point, or the followed entity's translation, the offset or the end's
+/// position), or a followed entity whose rotation is not a unit
+/// quaternion, is refused at each step it holds: the end keeps its last
+/// good target and moves from there to the next good one
+/// ([`CableNotice::BadTarget`](crate::CableNotice::BadTarget), sent when
+/// the refusals start).
 #[derive(Debug, Clone, Copy, PartialEq, Default, bevy_reflect::Reflect)]
 #[reflect(Default, Debug, Clone)]
 pub enum CableAnchor {

@@ -311,6 +311,7 @@ pub fn restore_simulation<R: io::Read>(world: &mut World, reader: R) -> Result<(
     sim.colliders = colliders;
     sim.targets = targets;
     sim.winches = winches;
+    sim.refused_targets.clear();
     sim.accumulator = Duration::from_nanos(links.accumulator_nanos);
     sim.last_error = None;
     sim.moves.clear();

@@ -1,7 +1,7 @@
 //! The [`CableSimulation`] resource (the pool, the stepper, the map between
 //! entities and handles) and the [`CableNotice`] message.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::time::Duration;
 
 use bevy_ecs::prelude::*;
@@ -63,6 +63,10 @@ pub struct CableSimulation {
     /// (`bind::apply_controls`).
     #[reflect(ignore)]
     pub(crate) winches: HashMap<CableHandle, WinchOrders>,
+    /// The attached ends whose target the last step refused, so that a
+    /// refusal is noticed once, when it starts.
+    #[reflect(ignore)]
+    pub(crate) refused_targets: HashSet<(CableHandle, End)>,
     /// The steps follow `Time<Fixed>` one per run ([`CableClock::Fixed`]),
     /// or accumulate `Time` ([`CableClock::Accumulated`]).
     #[reflect(ignore)]
@@ -106,6 +110,7 @@ impl Default for CableSimulation {
             lost: Vec::new(),
             last_error: None,
             winches: HashMap::new(),
+            refused_targets: HashSet::new(),
             fixed_clock: true,
             accumulator: Duration::ZERO,
             fraction: 1.0,
@@ -379,6 +384,24 @@ pub enum CableNotice {
     BadWinch {
         /// The cable entity.
         entity: Entity,
+        /// Why.
+        error: CableError,
+    },
+    /// The target of an attached end of the entity's cable was refused: a
+    /// [`CableAnchor::Point`](crate::CableAnchor::Point), or the followed
+    /// entity's translation, the offset or the end's position, NaN or
+    /// beyond ±1e6 m, or its rotation not a unit quaternion (the checks of
+    /// the hecs layer, `cable_systems::bind::entity_target`). The end keeps
+    /// its last good target, and moves from there to the next good one.
+    /// Sent once when an end's targets start being refused (again after a
+    /// good one).
+    BadTarget {
+        /// The cable entity.
+        entity: Entity,
+        /// Which end.
+        end: End,
+        /// The followed entity (`None` for a point).
+        target: Option<Entity>,
         /// Why.
         error: CableError,
     },

@@ -60,6 +60,7 @@ pub(crate) fn sync_cables(
     // `pool_mut` (or the pool replaced).
     let pool = &mut sim.pool;
     let targets = &mut sim.targets;
+    let refused_targets = &mut sim.refused_targets;
     let lost = &mut sim.lost;
     lost.clear();
     sim.cables.retain(|entity, handle| {
@@ -68,8 +69,10 @@ pub(crate) fn sync_cables(
         if !(owned && live) {
             // A no-op when the cable is already gone.
             let _ = pool.remove_cable(*handle);
-            targets.remove(&(*handle, End::Start));
-            targets.remove(&(*handle, End::End));
+            for end in [End::Start, End::End] {
+                targets.remove(&(*handle, end));
+                refused_targets.remove(&(*handle, end));
+            }
             if owned {
                 lost.push((*entity, *handle));
             }
@@ -298,7 +301,7 @@ pub(crate) fn step(
     mut sim: ResMut<CableSimulation>,
     fixed: Option<Res<Time<Fixed>>>,
     time: Option<Res<Time>>,
-    cables: Query<(&CableBody, &CableAttachments)>,
+    cables: Query<(Entity, &CableBody, &CableAttachments)>,
     transforms: Query<&GlobalTransform>,
     mut interpolated: Query<(&CableBody, &mut CableInterpolated, Has<CableTube>)>,
     mut notices: MessageWriter<CableNotice>,
@@ -317,23 +320,36 @@ pub(crate) fn step(
         return;
     }
     sim.moves.clear();
-    for (body, attachments) in &cables {
+    for (cable, body, attachments) in &cables {
         for (end, anchor) in [(End::Start, attachments.start), (End::End, attachments.end)] {
-            let target = match anchor {
-                CableAnchor::Free => None,
-                CableAnchor::Point(p) => Some(p),
-                CableAnchor::Entity { entity, offset } => transforms
-                    .get(entity)
-                    .ok()
-                    .map(|t| t.translation() + t.rotation() * offset),
+            // Checked as the hecs layer checks its targets (`bind`); a
+            // despawned target entity frees the end.
+            let (target, followed) = match anchor {
+                CableAnchor::Free => (Ok(None), None),
+                CableAnchor::Point(p) => (bind::point_target(to_cable(p)).map(Some), None),
+                CableAnchor::Entity { entity, offset } => match transforms.get(entity) {
+                    Ok(t) => {
+                        let (translation, rotation) = (t.translation(), t.rotation());
+                        let target = bind::entity_target(
+                            to_cable(translation),
+                            to_cable_quat(rotation),
+                            to_cable(offset),
+                        );
+                        (target.map(|(p, _)| Some(p)), Some(entity))
+                    }
+                    Err(_) => (Ok(None), None),
+                },
             };
-            match target.map(to_cable) {
-                Some(to) => {
-                    let from = sim.targets.insert((body.handle, end), to).unwrap_or(to);
+            let key = (body.handle, end);
+            match target {
+                Ok(Some(to)) => {
+                    sim.refused_targets.remove(&key);
+                    let from = sim.targets.insert(key, to).unwrap_or(to);
                     sim.moves.push((body.handle, end, from, to));
                 }
-                None => {
-                    if sim.targets.remove(&(body.handle, end)).is_some()
+                Ok(None) => {
+                    sim.refused_targets.remove(&key);
+                    if sim.targets.remove(&key).is_some()
                         || sim
                             .pool
                             .attachment(body.handle, end)
@@ -342,6 +358,22 @@ pub(crate) fn step(
                             .is_some()
                     {
                         let _ = sim.pool.set_attachment(body.handle, end, None);
+                    }
+                }
+                Err(error) => {
+                    // Refused: the end keeps its last good target (the pool
+                    // holds it, and the next good one moves from it).
+                    // Noticed when the refusals start.
+                    if sim.refused_targets.insert(key) {
+                        log_error(&format!(
+                            "cable-bevy: {end:?} target of {cable} refused: {error}"
+                        ));
+                        notices.write(CableNotice::BadTarget {
+                            entity: cable,
+                            end,
+                            target: followed,
+                            error,
+                        });
                     }
                 }
             }
@@ -417,8 +449,8 @@ fn advance(sim: &mut CableSimulation, dt: f32, span: (f32, f32)) -> Result<u32, 
         // With one step a run, `a + (b - a) * t` is `t` exactly.
         let t = a + (b - a) * ((k + 1) as f32 / n as f32);
         for &(handle, end, from, to) in moves {
-            // A target beyond the pool's coordinate range (or of a cable
-            // just taken out) is refused: the end keeps its previous target.
+            // The targets were checked (`bind`); only a cable just taken
+            // out refuses it.
             let _ = pool.set_attachment(handle, end, Some(from.lerp(to, t)));
         }
     })

@@ -5,11 +5,16 @@
 //!
 //! - [`apply_controls`]: a cable's visibility and winch order into the
 //!   pool, each order given once (compared bit for bit), a refused one
-//!   reported once, the order the winch runs finished when it is done.
+//!   reported once, the order the winch runs finished when it is done;
+//! - [`entity_target`] and [`point_target`]: where an attached end goes,
+//!   or why its target is refused (the end then keeps its last good
+//!   target).
 //!
 //! An engine with its own ECS can call them too.
 
+use cable_core::error::{check_rotation, check_vec3};
 use cable_core::{CableError, CableHandle, ParticlePool, Winch};
+use glam::{Quat, Vec3};
 
 /// The winch orders of one cable as an ECS layer gave them: the last order
 /// its winch component held (accepted or not) and the last one the pool
@@ -120,4 +125,94 @@ pub fn apply_controls(
         .map_err(ControlError::WinchRefused)?;
     orders.running = order;
     Ok(())
+}
+
+/// Every component finite and within ±[`cable_core::MAX_COORDINATE`]:
+/// what [`check_vec3`] accepts, without an error to build.
+#[inline]
+#[must_use]
+pub fn in_range(v: Vec3) -> bool {
+    // NaN compares false, an infinity is out of range; `&`, not `&&`:
+    // no branch per component.
+    let m = cable_core::MAX_COORDINATE;
+    (v.x.abs() <= m) & (v.y.abs() <= m) & (v.z.abs() <= m)
+}
+
+/// The target of an end attached to a point: `point` when it is finite and
+/// within the pool's coordinate range.
+///
+/// # Errors
+/// [`CableError::NotFinite`] or [`CableError::OutOfRange`] naming `point`:
+/// the layer reports it and the end keeps its last good target.
+#[inline]
+pub fn point_target(point: Vec3) -> Result<Vec3, CableError> {
+    if in_range(point) {
+        Ok(point)
+    } else {
+        checked_point(point)
+    }
+}
+
+#[cold]
+#[inline(never)]
+fn checked_point(point: Vec3) -> Result<Vec3, CableError> {
+    check_vec3("point", point)
+}
+
+/// The target of an end attached at local `offset` to an entity whose
+/// world transform has `translation` and `rotation` (its scale is not
+/// applied): the world position, and the rotation normalised (what a
+/// teleport's turn is measured with).
+///
+/// # Errors
+/// A translation, offset or resulting target that is not finite or beyond
+/// ±[`cable_core::MAX_COORDINATE`], or a rotation that is not finite or
+/// whose length is not within 1e-3 of 1, named by the field
+/// (`transform.translation`, `transform.rotation`, `offset`, `target`):
+/// the layer reports it and the end keeps its last good target.
+///
+/// # Example
+/// ```
+/// use cable_systems::bind::entity_target;
+/// use glam::{Quat, Vec3};
+///
+/// let turned = Quat::from_rotation_z(std::f32::consts::FRAC_PI_2);
+/// let (at, _) = entity_target(Vec3::Y, turned, Vec3::X)?;
+/// assert!((at - Vec3::new(0.0, 2.0, 0.0)).length() < 1e-6);
+/// assert!(entity_target(Vec3::NAN, Quat::IDENTITY, Vec3::ZERO).is_err());
+/// # Ok::<(), cable_core::CableError>(())
+/// ```
+#[inline]
+pub fn entity_target(
+    translation: Vec3,
+    rotation: Quat,
+    offset: Vec3,
+) -> Result<(Vec3, Quat), CableError> {
+    // `check_rotation`: finite, length within 1e-3 of 1, then normalised;
+    // inline, without an error to build (this runs for every followed end
+    // every frame).
+    let len = rotation.length();
+    if in_range(translation) && rotation.is_finite() && (len - 1.0).abs() <= 1.0e-3 {
+        let rotation = rotation / len;
+        let target = translation + rotation * offset;
+        if in_range(offset) && in_range(target) {
+            return Ok((target, rotation));
+        }
+    }
+    checked_entity_target(translation, rotation, offset)
+}
+
+/// [`entity_target`]'s checks again, naming the field that failed.
+#[cold]
+#[inline(never)]
+fn checked_entity_target(
+    translation: Vec3,
+    rotation: Quat,
+    offset: Vec3,
+) -> Result<(Vec3, Quat), CableError> {
+    check_vec3("transform.translation", translation)?;
+    let rotation = check_rotation("transform.rotation", rotation)?;
+    check_vec3("offset", offset)?;
+    let target = check_vec3("target", translation + rotation * offset)?;
+    Ok((target, rotation))
 }
