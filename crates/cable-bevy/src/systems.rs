@@ -223,12 +223,14 @@ pub(crate) fn sync_colliders(
             let pose = placed.compute_global_transform(entity).ok();
             if let Some(t) = pose.or(transform.copied()) {
                 let (_, rotation, translation) = t.to_scale_rotation_translation();
-                let _ = set.teleport(handle, to_cable(translation), to_cable_quat(rotation));
+                let (at, turn) = (to_cable(translation), to_cable_quat(rotation));
+                let _ = bind::pose_collider(set, handle, at, turn, true);
             }
         } else if let Some(t) = transform {
             let (_, rotation, translation) = t.to_scale_rotation_translation();
+            let (at, turn) = (to_cable(translation), to_cable_quat(rotation));
             // A pose out of range (a NaN transform) keeps the last good one.
-            let _ = set.set_pose(handle, to_cable(translation), to_cable_quat(rotation));
+            let _ = bind::pose_collider(set, handle, at, turn, false);
         }
     }
 }

@@ -8,12 +8,14 @@
 //!   reported once, the order the winch runs finished when it is done;
 //! - [`entity_target`] and [`point_target`]: where an attached end goes,
 //!   or why its target is refused (the end then keeps its last good
-//!   target).
+//!   target);
+//! - [`pose_collider`]: a collider's pose from its entity, a new
+//!   collider's first one taken without a motion.
 //!
 //! An engine with its own ECS can call them too.
 
 use cable_core::error::{check_rotation, check_vec3};
-use cable_core::{CableError, CableHandle, ParticlePool, Winch};
+use cable_core::{CableError, CableHandle, ColliderHandle, ColliderSet, ParticlePool, Winch};
 use glam::{Quat, Vec3};
 
 /// The winch orders of one cable as an ECS layer gave them: the last order
@@ -215,4 +217,30 @@ fn checked_entity_target(
     check_vec3("offset", offset)?;
     let target = check_vec3("target", translation + rotation * offset)?;
     Ok((target, rotation))
+}
+
+/// Poses collider `handle` from its entity's transform. A collider `new`
+/// this frame (just added, or added again after it was removed behind the
+/// layer's back) is put there without a motion
+/// ([`ColliderSet::teleport`]): a pose set from its shape's own pose would
+/// sweep it through the cables on its first step, as if it had moved
+/// there. Afterwards the change of pose from step to step is a motion the
+/// cables feel ([`ColliderSet::set_pose`]).
+///
+/// # Errors
+/// As [`ColliderSet::set_pose`]: a stale handle, a translation not finite
+/// or out of range, or a rotation that is not a unit quaternion; the
+/// collider keeps its last good pose.
+pub fn pose_collider(
+    set: &mut ColliderSet,
+    handle: ColliderHandle,
+    translation: Vec3,
+    rotation: Quat,
+    new: bool,
+) -> Result<(), CableError> {
+    if new {
+        set.teleport(handle, translation, rotation)
+    } else {
+        set.set_pose(handle, translation, rotation)
+    }
 }

@@ -92,6 +92,10 @@ pub struct CableRejected(pub CableError);
 /// the world's [`TransformSource`]), the transform replaces the collider's
 /// pose every frame (position and rotation), so moving the entity moves the
 /// collider kinematically; without one the collider keeps its own pose.
+/// The first pose, in the step that adds the collider, is taken without a
+/// motion ([`ColliderSet::teleport`](cable_core::ColliderSet::teleport)),
+/// as in the Bevy plugin: the collider does not sweep through the cables
+/// from its shape's own pose ([`crate::bind::pose_collider`]).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct ColliderSpec(pub Collider);
 

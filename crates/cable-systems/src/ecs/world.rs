@@ -13,6 +13,7 @@ use super::{
     report::{BadBody, EntityContact, StepReport},
     targets::{Ends, Motion, Tracked},
 };
+use crate::bind;
 use crate::params::SolverParams;
 use crate::step::Stepper;
 use crate::trace::span;
@@ -528,11 +529,15 @@ impl<S: TransformSource> CableWorld<S> {
             // The entity was yielded by the query above and nothing despawned it since.
             let _ = world.insert_one(entity, ColliderBody { handle });
         }
+        // The colliders from `first_new` on were added this frame: their
+        // first pose is taken without a motion (`bind::pose_collider`).
+        let first_new = colliders.len();
         colliders.append(new_colliders);
-        for &(entity, handle) in colliders.iter() {
+        for (i, &(entity, handle)) in colliders.iter().enumerate() {
             if let Some(t) = source.transform(world, entity) {
                 // A non-finite or non-unit transform keeps the previous pose.
-                if let Err(e) = set.set_pose(handle, t.translation, t.rotation) {
+                let new = i >= first_new;
+                if let Err(e) = bind::pose_collider(set, handle, t.translation, t.rotation, new) {
                     report.bad_poses.push((entity, e));
                 }
             }

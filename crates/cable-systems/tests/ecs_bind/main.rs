@@ -3,4 +3,5 @@
 //! creation behave as the plugin's do. One module per shared piece.
 #![cfg(feature = "hecs")]
 
+mod colliders;
 mod winch;
