@@ -107,14 +107,11 @@ pub(crate) fn sync_cables(
     }
 }
 
-/// Adds a cable checked for substep `h`: a cable whose compliances
-/// overflow at it would make every step refuse, so it is refused here,
-/// once, instead.
+/// Adds a cable checked for substep `h` (`bind::spawn_cable`, shared with
+/// the hecs layer): a cable whose compliances overflow at it would make
+/// every step refuse, so it is refused here, once, instead.
 fn spawn_cable(pool: &mut ParticlePool, cable: &Cable, h: f32) -> Result<CableHandle, CableError> {
-    cable
-        .desc
-        .validate_for_substep(h)
-        .and_then(|()| add_cable(pool, cable))
+    bind::spawn_cable(pool, &cable.desc, &cable.masses, h)
 }
 
 /// Gives `entity` the outcome of [`spawn_cable`]: a [`CableBody`], or a
@@ -141,22 +138,6 @@ fn settle(
             notices.write(CableNotice::Rejected { entity, error });
         }
     }
-}
-
-fn add_cable(pool: &mut ParticlePool, cable: &Cable) -> Result<CableHandle, CableError> {
-    let handle = pool.add_cable(&cable.desc)?;
-    for &(index, kg) in &cable.masses {
-        let inv = if kg > 0.0 && kg.is_finite() {
-            1.0 / kg
-        } else {
-            f32::NAN // refused below with the field named
-        };
-        if let Err(e) = pool.set_inv_mass(handle, index, inv) {
-            let _ = pool.remove_cable(handle);
-            return Err(e);
-        }
-    }
-    Ok(handle)
 }
 
 /// Colliders: new ones added, all posed from their transforms, gone ones removed.

@@ -10,12 +10,16 @@
 //!   or why its target is refused (the end then keeps its last good
 //!   target);
 //! - [`pose_collider`]: a collider's pose from its entity, a new
-//!   collider's first one taken without a motion.
+//!   collider's first one taken without a motion;
+//! - [`spawn_cable`]: a cable and its particle masses into the pool,
+//!   checked against the substep first.
 //!
 //! An engine with its own ECS can call them too.
 
 use cable_core::error::{check_rotation, check_vec3};
-use cable_core::{CableError, CableHandle, ColliderHandle, ColliderSet, ParticlePool, Winch};
+use cable_core::{
+    CableDesc, CableError, CableHandle, ColliderHandle, ColliderSet, ParticlePool, Winch,
+};
 use glam::{Quat, Vec3};
 
 /// The winch orders of one cable as an ECS layer gave them: the last order
@@ -243,4 +247,59 @@ pub fn pose_collider(
     } else {
         set.set_pose(handle, translation, rotation)
     }
+}
+
+/// Adds a cable for an entity: `desc` is checked first, against substep
+/// `substep` seconds too (a cable whose compliance over substep² would
+/// overflow would make every step refuse, so it is refused here, once),
+/// then added, then its particle `masses` (particle index, kg) set. On any
+/// error nothing stays in the pool.
+///
+/// # Errors
+/// As [`CableDesc::validate_for_substep`] and [`ParticlePool::add_cable`];
+/// a mass that is not finite and greater than 0 (or so small its inverse
+/// overflows) is [`CableError::OutOfRange`] naming `mass`; an index past
+/// the cable's particles is [`CableError::ParticleOutOfRange`].
+///
+/// # Example
+/// ```
+/// use cable_core::{CableDesc, CableError, ParticlePool};
+/// use cable_systems::bind::spawn_cable;
+/// use glam::Vec3;
+///
+/// let mut pool = ParticlePool::new();
+/// let desc = CableDesc::line(Vec3::ZERO, Vec3::X, 1.0, 4)?;
+/// let crane = spawn_cable(&mut pool, &desc, &[(2, 50.0)], 1.0 / 60.0)?;
+/// assert_eq!(pool.inv_masses(crane)?[2], 1.0 / 50.0); // the ends are pinned: 0
+/// let bad = spawn_cable(&mut pool, &desc, &[(2, f32::NAN)], 1.0 / 60.0);
+/// assert!(matches!(bad, Err(CableError::OutOfRange { field: "mass", .. })));
+/// assert_eq!(pool.cable_count(), 1);
+/// # Ok::<(), CableError>(())
+/// ```
+pub fn spawn_cable(
+    pool: &mut ParticlePool,
+    desc: &CableDesc,
+    masses: &[(usize, f32)],
+    substep: f32,
+) -> Result<CableHandle, CableError> {
+    desc.validate_for_substep(substep)?;
+    let handle = pool.add_cable(desc)?;
+    for &(index, kg) in masses {
+        let inv = 1.0 / kg;
+        let set = if kg > 0.0 && kg.is_finite() && inv.is_finite() {
+            pool.set_inv_mass(handle, index, inv)
+        } else {
+            Err(CableError::OutOfRange {
+                field: "mass",
+                expected: "must be finite and greater than 0",
+                value: f64::from(kg),
+            })
+        };
+        if let Err(e) = set {
+            // Just added, so the handle is live.
+            let _ = pool.remove_cable(handle);
+            return Err(e);
+        }
+    }
+    Ok(handle)
 }

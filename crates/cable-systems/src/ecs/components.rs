@@ -83,7 +83,9 @@ pub type CableWinch = cable_core::Winch;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct CableHidden;
 
-/// Added instead of [`CableBody`] when the pool refused a [`CableSpec`].
+/// Added instead of [`CableBody`] when the pool refused a [`CableSpec`]
+/// ([`crate::bind::spawn_cable`]: the description first, checked against
+/// the substep too, then the masses, a bad one named `mass`).
 #[derive(Debug, Clone, PartialEq)]
 pub struct CableRejected(pub CableError);
 

@@ -328,30 +328,7 @@ impl<S: TransformSource> CableWorld<S> {
             .without::<hecs::Or<&CableBody, &CableRejected>>()
             .iter()
         {
-            let result = self.pool.add_cable(&spec.desc).and_then(|h| {
-                for &(i, kg) in &spec.masses {
-                    let check = if kg > 0.0 && kg.is_finite() {
-                        self.pool.set_inv_mass(h, i, 1.0 / kg)
-                    } else {
-                        Err(CableError::OutOfRange {
-                            field: "mass",
-                            expected: "must be greater than 0",
-                            value: f64::from(kg),
-                        })
-                    };
-                    if let Err(e) = check {
-                        // The cable was just added, so its handle is live.
-                        let _ = self.pool.remove_cable(h);
-                        return Err(e);
-                    }
-                }
-                // Refused here rather than by every later step of the world.
-                if let Err(e) = self.pool.validate_cable_for_substep(h, substep) {
-                    let _ = self.pool.remove_cable(h);
-                    return Err(e);
-                }
-                Ok(h)
-            });
+            let result = bind::spawn_cable(&mut self.pool, &spec.desc, &spec.masses, substep);
             self.spawned.push((entity, result));
         }
         let mut added = false;

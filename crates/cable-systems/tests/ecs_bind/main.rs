@@ -4,4 +4,5 @@
 #![cfg(feature = "hecs")]
 
 mod colliders;
+mod spawn;
 mod winch;
