@@ -47,6 +47,9 @@ struct Saved {
     links: Links,
 }
 
+/// Winch orders by cable: (target length, speed), `None` for no order.
+type SavedWinches = Vec<(CableHandle, Option<(f32, f32)>)>;
+
 /// The plugin's own state: which entity owns which handle, each attached
 /// end's last target (the next step moves the end from it), the last
 /// winch orders, the accumulated clock's time not yet stepped.
@@ -58,11 +61,11 @@ struct Links {
     colliders: Vec<(u64, ColliderHandle)>,
     targets: Vec<(CableHandle, End, [f32; 3])>,
     /// The last winch order given to each cable (accepted or not).
-    winches: Vec<(CableHandle, Option<(f32, f32)>)>,
+    winches: SavedWinches,
     /// The last winch order the pool accepted of each cable; a save
     /// without it (written before it was kept) takes the given ones.
     #[serde(default)]
-    running: Option<Vec<(CableHandle, Option<(f32, f32)>)>>,
+    running: Option<SavedWinches>,
     accumulator_nanos: u64,
 }
 
