@@ -126,7 +126,13 @@ pub struct CableParticles {
     pub positions: Vec<Vec3>,
 }
 
-/// Where one end of a cable hangs.
+/// Where one end of a cable hangs. A target that is NaN or beyond ±1e6 m
+/// (a point, or the followed entity's translation, the offset or the end's
+/// position), or a followed entity whose rotation is not a unit
+/// quaternion, is refused at each step it holds: the end keeps its last
+/// good target and moves from there to the next good one
+/// ([`CableNotice::BadTarget`](crate::CableNotice::BadTarget), sent when
+/// the refusals start).
 #[derive(Debug, Clone, Copy, PartialEq, Default, bevy_reflect::Reflect)]
 #[reflect(Default, Debug, Clone)]
 pub enum CableAnchor {
@@ -273,7 +279,9 @@ pub struct CableTube;
 /// (`ParticlePool::set_winch`); a cable's `reel_accel`, `reel_force` and
 /// `reel_end` parameters (acceleration and pulling limits, which end)
 /// still apply. An order the pool refuses (a speed of 0, a NaN) is logged
-/// and sent as [`CableNotice::BadWinch`](crate::CableNotice::BadWinch), once per order.
+/// and sent as [`CableNotice::BadWinch`](crate::CableNotice::BadWinch), once per order;
+/// the order the winch ran goes on, and is still stopped when done
+/// (`cable_systems::bind::apply_controls`, shared with the hecs layer).
 ///
 /// # Example
 /// ```

@@ -49,7 +49,9 @@
 //!    are given to the pool (a refused winch is logged and sent as
 //!    [`CableNotice::BadWinch`]);
 //! 2. **step** ([`CableSystems::Step`]): each attached end's target is
-//!    resolved, the solver runs [`CablePlugin::substeps`] substeps of
+//!    resolved and checked as the hecs layer checks it (a NaN or
+//!    out-of-range target is refused, the end keeping its last good one,
+//!    logged and sent as a [`CableNotice::BadTarget`]), the solver runs [`CablePlugin::substeps`] substeps of
 //!    `Time<Fixed>::timestep() / substeps`, moving targets interpolated
 //!    across them. A cable that no longer fits the substep (made softer
 //!    through [`CableSimulation::pool_mut`], or a smaller timestep) is

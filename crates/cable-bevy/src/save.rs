@@ -10,6 +10,7 @@ use bevy_ecs::prelude::*;
 use cable_core::mesh::MeshBuffers;
 use cable_core::{CableHandle, ColliderHandle, End, ParticlePool, Winch};
 use cable_systems::Stepper;
+use cable_systems::bind::WinchOrders;
 use cable_systems::save::SaveError;
 use serde::{Deserialize, Serialize};
 
@@ -46,6 +47,9 @@ struct Saved {
     links: Links,
 }
 
+/// Winch orders by cable: (target length, speed), `None` for no order.
+type SavedWinches = Vec<(CableHandle, Option<(f32, f32)>)>;
+
 /// The plugin's own state: which entity owns which handle, each attached
 /// end's last target (the next step moves the end from it), the last
 /// winch orders, the accumulated clock's time not yet stepped.
@@ -56,7 +60,12 @@ struct Links {
     cables: Vec<(u64, CableHandle)>,
     colliders: Vec<(u64, ColliderHandle)>,
     targets: Vec<(CableHandle, End, [f32; 3])>,
-    winches: Vec<(CableHandle, Option<(f32, f32)>)>,
+    /// The last winch order given to each cable (accepted or not).
+    winches: SavedWinches,
+    /// The last winch order the pool accepted of each cable; a save
+    /// without it (written before it was kept) takes the given ones.
+    #[serde(default)]
+    running: Option<SavedWinches>,
     accumulator_nanos: u64,
 }
 
@@ -105,16 +114,23 @@ impl CableSimulation {
             .iter()
             .map(|(e, h)| (e.to_bits(), *h))
             .collect();
+        let pair = |w: Option<Winch>| w.map(|w| (w.target_length, w.speed));
         let mut winches: Vec<_> = self
             .winches
             .iter()
-            .map(|(h, w)| (*h, w.map(|w| (w.target_length, w.speed))))
+            .map(|(h, w)| (*h, pair(w.given)))
+            .collect();
+        let mut running: Vec<_> = self
+            .winches
+            .iter()
+            .map(|(h, w)| (*h, pair(w.running)))
             .collect();
         // Sorted: the same state writes the same file.
         targets.sort_by_key(|t| (t.0, t.1 == End::End));
         cables.sort_unstable();
         colliders.sort_unstable();
         winches.sort_by_key(|w| w.0);
+        running.sort_by_key(|w| w.0);
         let saved = SavedRef {
             format: FORMAT,
             version: VERSION,
@@ -125,6 +141,7 @@ impl CableSimulation {
                 colliders,
                 targets,
                 winches,
+                running: Some(running),
                 accumulator_nanos: u64::try_from(self.accumulator.as_nanos()).unwrap_or(u64::MAX),
             },
         };
@@ -269,18 +286,23 @@ pub fn restore_simulation<R: io::Read>(world: &mut World, reader: R) -> Result<(
         .filter(|(h, _, _)| pool.contains(*h))
         .map(|(h, end, v)| ((h, end), cable_glam::Vec3::from_array(v)))
         .collect();
-    let winches = links
+    let order = |w: Option<(f32, f32)>| {
+        w.map(|(target_length, speed)| Winch {
+            target_length,
+            speed,
+        })
+    };
+    let mut winches: HashMap<CableHandle, WinchOrders> = links
         .winches
         .into_iter()
         .filter(|(h, _)| pool.contains(*h))
-        .map(|(h, w)| {
-            let order = w.map(|(target_length, speed)| Winch {
-                target_length,
-                speed,
-            });
-            (h, order)
-        })
+        .map(|(h, w)| (h, WinchOrders::accepted(order(w))))
         .collect();
+    for (h, w) in links.running.into_iter().flatten() {
+        if let Some(orders) = winches.get_mut(&h) {
+            orders.running = order(w);
+        }
+    }
     // Checked above: the plugin's resource is there.
     let Some(mut sim) = world.get_resource_mut::<CableSimulation>() else {
         return Ok(());
@@ -292,6 +314,7 @@ pub fn restore_simulation<R: io::Read>(world: &mut World, reader: R) -> Result<(
     sim.colliders = colliders;
     sim.targets = targets;
     sim.winches = winches;
+    sim.refused_targets.clear();
     sim.accumulator = Duration::from_nanos(links.accumulator_nanos);
     sim.last_error = None;
     sim.moves.clear();

@@ -1,13 +1,14 @@
 //! The [`CableSimulation`] resource (the pool, the stepper, the map between
 //! entities and handles) and the [`CableNotice`] message.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::time::Duration;
 
 use bevy_ecs::prelude::*;
 use bevy_reflect::std_traits::ReflectDefault;
 use cable_core::mesh::{MeshBuffers, MeshOptions};
 use cable_core::{CableError, CableHandle, ColliderHandle, End, ParticlePool};
+use cable_systems::bind::WinchOrders;
 use cable_systems::{Layout, SolverParams, Stepper};
 
 #[cfg(doc)]
@@ -57,10 +58,15 @@ pub struct CableSimulation {
     /// fixed step is logged once; cleared by a step that runs.
     #[reflect(ignore)]
     pub(crate) last_error: Option<String>,
-    /// The last winch order given to each cable's pool cable (refused
-    /// ones too, so a refusal is reported once).
+    /// Each cable's winch orders: the last given (refused ones too, so a
+    /// refusal is reported once) and the last the pool accepted
+    /// (`bind::apply_controls`).
     #[reflect(ignore)]
-    pub(crate) winches: HashMap<CableHandle, Option<cable_core::Winch>>,
+    pub(crate) winches: HashMap<CableHandle, WinchOrders>,
+    /// The attached ends whose target the last step refused, so that a
+    /// refusal is noticed once, when it starts.
+    #[reflect(ignore)]
+    pub(crate) refused_targets: HashSet<(CableHandle, End)>,
     /// The steps follow `Time<Fixed>` one per run ([`CableClock::Fixed`]),
     /// or accumulate `Time` ([`CableClock::Accumulated`]).
     #[reflect(ignore)]
@@ -104,6 +110,7 @@ impl Default for CableSimulation {
             lost: Vec::new(),
             last_error: None,
             winches: HashMap::new(),
+            refused_targets: HashSet::new(),
             fixed_clock: true,
             accumulator: Duration::ZERO,
             fraction: 1.0,
@@ -377,6 +384,24 @@ pub enum CableNotice {
     BadWinch {
         /// The cable entity.
         entity: Entity,
+        /// Why.
+        error: CableError,
+    },
+    /// The target of an attached end of the entity's cable was refused: a
+    /// [`CableAnchor::Point`](crate::CableAnchor::Point), or the followed
+    /// entity's translation, the offset or the end's position, NaN or
+    /// beyond ±1e6 m, or its rotation not a unit quaternion (the checks of
+    /// the hecs layer, `cable_systems::bind::entity_target`). The end keeps
+    /// its last good target, and moves from there to the next good one.
+    /// Sent once when an end's targets start being refused (again after a
+    /// good one).
+    BadTarget {
+        /// The cable entity.
+        entity: Entity,
+        /// Which end.
+        end: End,
+        /// The followed entity (`None` for a point).
+        target: Option<Entity>,
         /// Why.
         error: CableError,
     },

@@ -7,6 +7,7 @@ use bevy_time::{Fixed, Time};
 use bevy_transform::components::GlobalTransform;
 use bevy_transform::helper::TransformHelper;
 use cable_core::{CableError, CableHandle, End, ParticlePool};
+use cable_systems::bind::{self, ControlError};
 
 use crate::components::{
     Cable, CableAnchor, CableAttachments, CableBody, CableCollider, CableColliderBody,
@@ -59,6 +60,7 @@ pub(crate) fn sync_cables(
     // `pool_mut` (or the pool replaced).
     let pool = &mut sim.pool;
     let targets = &mut sim.targets;
+    let refused_targets = &mut sim.refused_targets;
     let lost = &mut sim.lost;
     lost.clear();
     sim.cables.retain(|entity, handle| {
@@ -67,8 +69,10 @@ pub(crate) fn sync_cables(
         if !(owned && live) {
             // A no-op when the cable is already gone.
             let _ = pool.remove_cable(*handle);
-            targets.remove(&(*handle, End::Start));
-            targets.remove(&(*handle, End::End));
+            for end in [End::Start, End::End] {
+                targets.remove(&(*handle, end));
+                refused_targets.remove(&(*handle, end));
+            }
             if owned {
                 lost.push((*entity, *handle));
             }
@@ -103,14 +107,11 @@ pub(crate) fn sync_cables(
     }
 }
 
-/// Adds a cable checked for substep `h`: a cable whose compliances
-/// overflow at it would make every step refuse, so it is refused here,
-/// once, instead.
+/// Adds a cable checked for substep `h` (`bind::spawn_cable`, shared with
+/// the hecs layer): a cable whose compliances overflow at it would make
+/// every step refuse, so it is refused here, once, instead.
 fn spawn_cable(pool: &mut ParticlePool, cable: &Cable, h: f32) -> Result<CableHandle, CableError> {
-    cable
-        .desc
-        .validate_for_substep(h)
-        .and_then(|()| add_cable(pool, cable))
+    bind::spawn_cable(pool, &cable.desc, &cable.masses, h)
 }
 
 /// Gives `entity` the outcome of [`spawn_cable`]: a [`CableBody`], or a
@@ -137,22 +138,6 @@ fn settle(
             notices.write(CableNotice::Rejected { entity, error });
         }
     }
-}
-
-fn add_cable(pool: &mut ParticlePool, cable: &Cable) -> Result<CableHandle, CableError> {
-    let handle = pool.add_cable(&cable.desc)?;
-    for &(index, kg) in &cable.masses {
-        let inv = if kg > 0.0 && kg.is_finite() {
-            1.0 / kg
-        } else {
-            f32::NAN // refused below with the field named
-        };
-        if let Err(e) = pool.set_inv_mass(handle, index, inv) {
-            let _ = pool.remove_cable(handle);
-            return Err(e);
-        }
-    }
-    Ok(handle)
 }
 
 /// Colliders: new ones added, all posed from their transforms, gone ones removed.
@@ -219,20 +204,23 @@ pub(crate) fn sync_colliders(
             let pose = placed.compute_global_transform(entity).ok();
             if let Some(t) = pose.or(transform.copied()) {
                 let (_, rotation, translation) = t.to_scale_rotation_translation();
-                let _ = set.teleport(handle, to_cable(translation), to_cable_quat(rotation));
+                let (at, turn) = (to_cable(translation), to_cable_quat(rotation));
+                let _ = bind::pose_collider(set, handle, at, turn, true);
             }
         } else if let Some(t) = transform {
             let (_, rotation, translation) = t.to_scale_rotation_translation();
+            let (at, turn) = (to_cable(translation), to_cable_quat(rotation));
             // A pose out of range (a NaN transform) keeps the last good one.
-            let _ = set.set_pose(handle, to_cable(translation), to_cable_quat(rotation));
+            let _ = bind::pose_collider(set, handle, at, turn, false);
         }
     }
 }
 
 /// The game's controls of each cable: [`CableHidden`] into the pool's
 /// visibility, a [`CableWinch`] added, changed or removed into the pool's
-/// winch (`ParticlePool::set_winch`, as the hecs layer does), and tension
-/// tracking on while some cable has a [`CableTension`].
+/// winch (`bind::apply_controls`, shared with the hecs layer: each order
+/// given once, a refused one reported once, the running one finished when
+/// done), and tension tracking on while some cable has a [`CableTension`].
 pub(crate) fn control_cables(
     mut sim: ResMut<CableSimulation>,
     cables: Query<(Entity, &CableBody, Option<&CableWinch>, Has<CableHidden>)>,
@@ -248,29 +236,20 @@ pub(crate) fn control_cables(
     // Orders of cables that are gone are forgotten.
     sim.winches.retain(|h, _| pool.contains(*h));
     for (entity, body, winch, hidden) in &cables {
-        // A stale body (its cable just rebuilt) is fixed at the next sync.
-        if pool.set_visible(body.handle, !hidden).is_err() {
-            continue;
-        }
         let order = winch.map(|w| cable_core::Winch::from(*w));
-        let last = sim.winches.get(&body.handle).copied().flatten();
-        // Bit for bit, so that an order with a NaN is the same order again.
-        let bits = |o: Option<cable_core::Winch>| {
-            o.map(|w| (w.target_length.to_bits(), w.speed.to_bits()))
-        };
-        if bits(order) == bits(last) {
-            // Done: stopped, so the cable can sleep and steps whole again
-            // (the component stays; a changed order starts it anew).
-            if let Some(w) = order {
-                // The body is live (`set_visible` just took it).
-                let _ = pool.finish_winch(body.handle, w.target_length);
+        let known = sim.winches.get(&body.handle).copied();
+        let mut orders = known.unwrap_or_default();
+        match bind::apply_controls(pool, body.handle, &mut orders, order, hidden) {
+            Ok(()) => {}
+            // A stale body (its cable just rebuilt) is fixed at the next sync.
+            Err(ControlError::Stale(_)) => continue,
+            Err(ControlError::WinchRefused(error)) => {
+                log_error(&format!("cable-bevy: winch of {entity} refused: {error}"));
+                notices.write(CableNotice::BadWinch { entity, error });
             }
-            continue;
         }
-        sim.winches.insert(body.handle, order);
-        if let Err(error) = pool.set_winch(body.handle, order) {
-            log_error(&format!("cable-bevy: winch of {entity} refused: {error}"));
-            notices.write(CableNotice::BadWinch { entity, error });
+        if known.is_some() || orders != bind::WinchOrders::default() {
+            sim.winches.insert(body.handle, orders);
         }
     }
 }
@@ -305,7 +284,7 @@ pub(crate) fn step(
     mut sim: ResMut<CableSimulation>,
     fixed: Option<Res<Time<Fixed>>>,
     time: Option<Res<Time>>,
-    cables: Query<(&CableBody, &CableAttachments)>,
+    cables: Query<(Entity, &CableBody, &CableAttachments)>,
     transforms: Query<&GlobalTransform>,
     mut interpolated: Query<(&CableBody, &mut CableInterpolated, Has<CableTube>)>,
     mut notices: MessageWriter<CableNotice>,
@@ -324,23 +303,36 @@ pub(crate) fn step(
         return;
     }
     sim.moves.clear();
-    for (body, attachments) in &cables {
+    for (cable, body, attachments) in &cables {
         for (end, anchor) in [(End::Start, attachments.start), (End::End, attachments.end)] {
-            let target = match anchor {
-                CableAnchor::Free => None,
-                CableAnchor::Point(p) => Some(p),
-                CableAnchor::Entity { entity, offset } => transforms
-                    .get(entity)
-                    .ok()
-                    .map(|t| t.translation() + t.rotation() * offset),
+            // Checked as the hecs layer checks its targets (`bind`); a
+            // despawned target entity frees the end.
+            let (target, followed) = match anchor {
+                CableAnchor::Free => (Ok(None), None),
+                CableAnchor::Point(p) => (bind::point_target(to_cable(p)).map(Some), None),
+                CableAnchor::Entity { entity, offset } => match transforms.get(entity) {
+                    Ok(t) => {
+                        let (translation, rotation) = (t.translation(), t.rotation());
+                        let target = bind::entity_target(
+                            to_cable(translation),
+                            to_cable_quat(rotation),
+                            to_cable(offset),
+                        );
+                        (target.map(|(p, _)| Some(p)), Some(entity))
+                    }
+                    Err(_) => (Ok(None), None),
+                },
             };
-            match target.map(to_cable) {
-                Some(to) => {
-                    let from = sim.targets.insert((body.handle, end), to).unwrap_or(to);
+            let key = (body.handle, end);
+            match target {
+                Ok(Some(to)) => {
+                    sim.refused_targets.remove(&key);
+                    let from = sim.targets.insert(key, to).unwrap_or(to);
                     sim.moves.push((body.handle, end, from, to));
                 }
-                None => {
-                    if sim.targets.remove(&(body.handle, end)).is_some()
+                Ok(None) => {
+                    sim.refused_targets.remove(&key);
+                    if sim.targets.remove(&key).is_some()
                         || sim
                             .pool
                             .attachment(body.handle, end)
@@ -349,6 +341,22 @@ pub(crate) fn step(
                             .is_some()
                     {
                         let _ = sim.pool.set_attachment(body.handle, end, None);
+                    }
+                }
+                Err(error) => {
+                    // Refused: the end keeps its last good target (the pool
+                    // holds it, and the next good one moves from it).
+                    // Noticed when the refusals start.
+                    if sim.refused_targets.insert(key) {
+                        log_error(&format!(
+                            "cable-bevy: {end:?} target of {cable} refused: {error}"
+                        ));
+                        notices.write(CableNotice::BadTarget {
+                            entity: cable,
+                            end,
+                            target: followed,
+                            error,
+                        });
                     }
                 }
             }
@@ -424,8 +432,8 @@ fn advance(sim: &mut CableSimulation, dt: f32, span: (f32, f32)) -> Result<u32, 
         // With one step a run, `a + (b - a) * t` is `t` exactly.
         let t = a + (b - a) * ((k + 1) as f32 / n as f32);
         for &(handle, end, from, to) in moves {
-            // A target beyond the pool's coordinate range (or of a cable
-            // just taken out) is refused: the end keeps its previous target.
+            // The targets were checked (`bind`); only a cable just taken
+            // out refuses it.
             let _ = pool.set_attachment(handle, end, Some(from.lerp(to, t)));
         }
     })

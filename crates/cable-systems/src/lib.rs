@@ -15,7 +15,8 @@
 //! - [`tension`]: segment tension and breaking; [`between`]: contact
 //!   between cables (`SolverParams::cable_collision`);
 //! - `ecs` (feature `hecs`, on by default): cables, attachments and targets
-//!   as hecs entities;
+//!   as hecs entities; [`bind`]: what it shares with the Bevy plugin
+//!   (winch orders, target checks, collider poses, cable creation);
 //! - `save` (feature `serde`, on by default): save and restore the pool and
 //!   the stepper, bitwise;
 //! - [`simd`]: which instruction set the wide kernel runs on (picked at run
@@ -50,6 +51,7 @@
 #![cfg_attr(test, allow(clippy::unwrap_used))]
 
 pub mod between;
+pub mod bind;
 #[cfg(feature = "hecs")]
 pub mod ecs;
 pub mod events;

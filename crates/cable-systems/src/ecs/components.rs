@@ -66,7 +66,11 @@ pub struct CableBody {
 /// `speed` m/s ([`ParticlePool::set_winch`](cable_core::ParticlePool::set_winch)). Applied when added or changed;
 /// removing it stops the winch where the cable is. Once the order is done
 /// (the rest length at the target, the drum still) the winch is stopped
-/// there and the component stays, so the cable can fall asleep. A grappling hook is a
+/// there and the component stays, so the cable can fall asleep. An order
+/// the pool refuses (a length or speed out of range, NaN included) is
+/// reported once ([`StepReport::bad_winches`](crate::ecs::StepReport::bad_winches)),
+/// and the order the winch ran goes on and is still stopped when done
+/// ([`crate::bind::apply_controls`], shared with the Bevy plugin). A grappling hook is a
 /// rope with its start on the player and a `CableWinch` reeling it in.
 /// The same type as [`cable_core::Winch`] (the Bevy plugin's `CableWinch`
 /// gives the pool the same order).
@@ -79,7 +83,9 @@ pub type CableWinch = cable_core::Winch;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct CableHidden;
 
-/// Added instead of [`CableBody`] when the pool refused a [`CableSpec`].
+/// Added instead of [`CableBody`] when the pool refused a [`CableSpec`]
+/// ([`crate::bind::spawn_cable`]: the description first, checked against
+/// the substep too, then the masses, a bad one named `mass`).
 #[derive(Debug, Clone, PartialEq)]
 pub struct CableRejected(pub CableError);
 
@@ -88,6 +94,10 @@ pub struct CableRejected(pub CableError);
 /// the world's [`TransformSource`]), the transform replaces the collider's
 /// pose every frame (position and rotation), so moving the entity moves the
 /// collider kinematically; without one the collider keeps its own pose.
+/// The first pose, in the step that adds the collider, is taken without a
+/// motion ([`ColliderSet::teleport`](cable_core::ColliderSet::teleport)),
+/// as in the Bevy plugin: the collider does not sweep through the cables
+/// from its shape's own pose ([`crate::bind::pose_collider`]).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct ColliderSpec(pub Collider);
 

@@ -91,7 +91,9 @@ pub struct StepReport {
     /// ECS's back: added again from their [`ColliderSpec`](crate::ecs::ColliderSpec) this step.
     pub lost_colliders: Vec<Entity>,
     /// Cable entities whose [`CableWinch`](crate::ecs::CableWinch) was refused this step (the
-    /// winch kept its previous setting), with the reason.
+    /// winch kept its previous setting), with the reason. Each order is
+    /// reported once, in the step it was given: the same order in the
+    /// next steps (bit for bit, NaN included) is not tried again.
     pub bad_winches: Vec<(Entity, CableError)>,
     /// Cable entities whose winch stopped this step because paying out
     /// needed more particles than the pool's budget: each with its

@@ -2,54 +2,16 @@
 //! the tracked state per cable and end, and the per-frame resolution
 //! (`Ends`) of steps 5 and 6 of `CableWorld::step`.
 
-use cable_core::error::{check_rotation, check_vec3};
 use cable_core::{CableError, CableHandle, End, ParticlePool};
 use glam::{Quat, Vec3};
 use hecs::Entity;
+
+use crate::bind::{self, ControlError, WinchOrders};
 
 use super::{
     components::{AttachTarget, CableAttachments, CableHidden, CableWinch, Transform},
     report::{BadTarget, StepReport},
 };
-
-/// The world position of an end attached to an entity with transform `tf`
-/// at local `offset`, and the entity's rotation (normalised), when
-/// [`entity_target`] accepts them: its checks inline, without an error to
-/// build (this runs for every followed end every frame).
-#[inline]
-pub(super) fn entity_target_fast(tf: &Transform, offset: Vec3) -> Option<(Vec3, Quat)> {
-    // `check_rotation`: finite, length within 1e-3 of 1, then normalised.
-    let len = tf.rotation.length();
-    if !(in_range(tf.translation) && tf.rotation.is_finite() && (len - 1.0).abs() <= 1.0e-3) {
-        return None;
-    }
-    let rotation = tf.rotation / len;
-    let target = tf.translation + rotation * offset;
-    (in_range(offset) && in_range(target)).then_some((target, rotation))
-}
-
-/// The world position of an end attached to an entity with transform `tf`
-/// at local `offset`, and the entity's rotation (normalised), or why it is
-/// refused.
-#[cold]
-#[inline(never)]
-pub(super) fn entity_target(tf: &Transform, offset: Vec3) -> Result<(Vec3, Quat), CableError> {
-    check_vec3("transform.translation", tf.translation)?;
-    let rotation = check_rotation("transform.rotation", tf.rotation)?;
-    check_vec3("offset", offset)?;
-    let target = check_vec3("target", tf.translation + rotation * offset)?;
-    Ok((target, rotation))
-}
-
-/// Every component finite and within ±[`cable_core::MAX_COORDINATE`]:
-/// what [`check_vec3`] accepts.
-#[inline]
-pub(super) fn in_range(v: Vec3) -> bool {
-    // NaN compares false, an infinity is out of range; `&`, not `&&`:
-    // no branch per component.
-    let m = cable_core::MAX_COORDINATE;
-    (v.x.abs() <= m) & (v.y.abs() <= m) & (v.z.abs() <= m)
-}
 
 /// Per-end state carried from frame to frame.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
@@ -81,8 +43,9 @@ pub(super) struct Tracked {
     pub(super) entity: Entity,
     pub(super) handle: CableHandle,
     pub(super) ends: [EndState; 2],
-    /// The [`CableWinch`] last applied.
-    pub(super) winch: Option<CableWinch>,
+    /// The [`CableWinch`] orders last given and accepted
+    /// ([`bind::apply_controls`]).
+    pub(super) winch: WinchOrders,
     /// The cable has a teleport threshold
     /// ([`cable_core::CableParams::teleport_distance`] or
     /// [`cable_core::CableParams::teleport_rotation`]), as of
@@ -106,7 +69,7 @@ impl Tracked {
             entity,
             handle,
             ends,
-            winch,
+            winch: WinchOrders::accepted(winch),
             teleports: false,
             released: [false; 2],
         }
@@ -160,20 +123,11 @@ impl Ends<'_, '_> {
         if let Some(att) = att {
             self.resolve(t, ti, att);
         }
-        let pool = &mut *self.pool;
-        // The handle is tracked, hence live: these cannot fail on it.
-        let _ = pool.set_visible(t.handle, hidden.is_none());
-        let winch = winch.copied();
-        if winch != t.winch {
-            match pool.set_winch(t.handle, winch) {
-                Ok(()) => t.winch = winch,
-                Err(e) => self.report.bad_winches.push((entity, e)),
-            }
-        } else if let Some(w) = winch {
-            // Done: stopped, so the cable can sleep and steps whole again
-            // (the component stays; a changed order starts it anew). The
-            // handle is tracked, hence live: this cannot fail on it.
-            let _ = pool.finish_winch(t.handle, w.target_length);
+        let order = winch.copied();
+        match bind::apply_controls(self.pool, t.handle, &mut t.winch, order, hidden.is_some()) {
+            // The handle is tracked, hence live: it cannot be stale.
+            Ok(()) | Err(ControlError::Stale(_)) => {}
+            Err(ControlError::WinchRefused(e)) => self.report.bad_winches.push((entity, e)),
         }
     }
 
@@ -200,19 +154,14 @@ impl Ends<'_, '_> {
     ) -> Option<Resolved> {
         match *attach {
             AttachTarget::Free => Some((None, Quat::IDENTITY, None)),
-            AttachTarget::Point(p) if in_range(p) => Some((Some(p), Quat::IDENTITY, None)),
-            AttachTarget::Point(p) => {
-                let checked = check_vec3("point", p).map(|p| (Some(p), Quat::IDENTITY, None));
-                self.checked(cable, end, None, checked)
-            }
+            AttachTarget::Point(p) => match bind::point_target(p) {
+                Ok(p) => Some((Some(p), Quat::IDENTITY, None)),
+                Err(error) => self.refused(cable, end, None, error),
+            },
             AttachTarget::Entity { entity, offset } => match (self.lookup)(entity) {
-                Some(tf) => match entity_target_fast(&tf, offset) {
-                    Some((p, q)) => Some((Some(p), q, Some(entity))),
-                    None => {
-                        let checked =
-                            entity_target(&tf, offset).map(|(p, q)| (Some(p), q, Some(entity)));
-                        self.checked(cable, end, Some(entity), checked)
-                    }
+                Some(tf) => match bind::entity_target(tf.translation, tf.rotation, offset) {
+                    Ok((p, q)) => Some((Some(p), q, Some(entity))),
+                    Err(error) => self.refused(cable, end, Some(entity), error),
                 },
                 None => {
                     self.freed.push((cable, end));
@@ -222,30 +171,25 @@ impl Ends<'_, '_> {
         }
     }
 
-    /// A target the inline checks refused, checked again to name the
-    /// field: reported, the end keeping its last good target (the pool
-    /// holds it), as colliders keep their last good pose.
+    /// A refused target ([`bind::entity_target`], [`bind::point_target`]):
+    /// reported, the end keeping its last good target (the pool holds
+    /// it), as colliders keep their last good pose. Returns `None`.
     #[cold]
     #[inline(never)]
-    pub(super) fn checked(
+    pub(super) fn refused(
         &mut self,
         cable: Entity,
         end: End,
         followed: Option<Entity>,
-        checked: Result<Resolved, CableError>,
+        error: CableError,
     ) -> Option<Resolved> {
-        match checked {
-            Ok(resolved) => Some(resolved),
-            Err(error) => {
-                self.report.bad_targets.push(BadTarget {
-                    entity: cable,
-                    end,
-                    target: followed,
-                    error,
-                });
-                None
-            }
-        }
+        self.report.bad_targets.push(BadTarget {
+            entity: cable,
+            end,
+            target: followed,
+            error,
+        });
+        None
     }
 
     #[inline(always)]

@@ -13,6 +13,7 @@ use super::{
     report::{BadBody, EntityContact, StepReport},
     targets::{Ends, Motion, Tracked},
 };
+use crate::bind;
 use crate::params::SolverParams;
 use crate::step::Stepper;
 use crate::trace::span;
@@ -327,30 +328,7 @@ impl<S: TransformSource> CableWorld<S> {
             .without::<hecs::Or<&CableBody, &CableRejected>>()
             .iter()
         {
-            let result = self.pool.add_cable(&spec.desc).and_then(|h| {
-                for &(i, kg) in &spec.masses {
-                    let check = if kg > 0.0 && kg.is_finite() {
-                        self.pool.set_inv_mass(h, i, 1.0 / kg)
-                    } else {
-                        Err(CableError::OutOfRange {
-                            field: "mass",
-                            expected: "must be greater than 0",
-                            value: f64::from(kg),
-                        })
-                    };
-                    if let Err(e) = check {
-                        // The cable was just added, so its handle is live.
-                        let _ = self.pool.remove_cable(h);
-                        return Err(e);
-                    }
-                }
-                // Refused here rather than by every later step of the world.
-                if let Err(e) = self.pool.validate_cable_for_substep(h, substep) {
-                    let _ = self.pool.remove_cable(h);
-                    return Err(e);
-                }
-                Ok(h)
-            });
+            let result = bind::spawn_cable(&mut self.pool, &spec.desc, &spec.masses, substep);
             self.spawned.push((entity, result));
         }
         let mut added = false;
@@ -528,11 +506,15 @@ impl<S: TransformSource> CableWorld<S> {
             // The entity was yielded by the query above and nothing despawned it since.
             let _ = world.insert_one(entity, ColliderBody { handle });
         }
+        // The colliders from `first_new` on were added this frame: their
+        // first pose is taken without a motion (`bind::pose_collider`).
+        let first_new = colliders.len();
         colliders.append(new_colliders);
-        for &(entity, handle) in colliders.iter() {
+        for (i, &(entity, handle)) in colliders.iter().enumerate() {
             if let Some(t) = source.transform(world, entity) {
                 // A non-finite or non-unit transform keeps the previous pose.
-                if let Err(e) = set.set_pose(handle, t.translation, t.rotation) {
+                let new = i >= first_new;
+                if let Err(e) = bind::pose_collider(set, handle, t.translation, t.rotation, new) {
                     report.bad_poses.push((entity, e));
                 }
             }
