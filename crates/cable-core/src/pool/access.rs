@@ -228,7 +228,6 @@ impl ParticlePool {
     /// records instead that the active cables moved. A stepper that does
     /// not call these leaves every cable's number changed by its borrows:
     /// slower meshes, never stale ones.
-    #[must_use]
     pub fn begin_step(&self) -> StepMark {
         StepMark(self.revisions.bulk_number())
     }
