@@ -413,8 +413,10 @@ impl CableMesh {
 /// particles, broken segments, radius or tiling changed since the last
 /// build into the same buffers; a change of the options or of the layout
 /// (cables added, removed, reordered, resized) rewrites every cable whose
-/// ranges moved. The check is by content, not by revision: nothing that
-/// changes a mesh can be missed. Edit `vertices`, `indices`, `cables` or
+/// ranges moved. A cable whose [`CableMesh::moved`] number is still the
+/// pool's ([`crate::ParticlePool::moved_revision`]) is kept without
+/// reading its particles; any other is compared with [`MeshBuffers::points`]
+/// bit for bit, and rebuilt when they differ. Edit `vertices`, `indices`, `cables` or
 /// `points` by hand only after [`MeshBuffers::invalidate`], or the next
 /// build may keep the edits.
 #[derive(Debug, Clone, Default)]
