@@ -232,7 +232,23 @@ impl<const W: usize> Bundle<W> {
     ///
     /// The last substep asks the CPU for `next`, the rows of the bundle
     /// this task most likely runs next ([`Ahead`]).
+    ///
+    /// Unoptimised builds (`cable_unoptimized`, set by `build.rs` at
+    /// `opt-level = 0`) keep every temporary of the inlined kernel in its
+    /// own stack slot: a 32-lane substep then needs about 2 MB of stack,
+    /// more than a rayon worker's 2 MiB. There the substeps run on a stack
+    /// grown for them when less than [`UNOPTIMIZED_RED_ZONE`] is left.
     pub(super) fn run(&mut self, sh: &Shared<'_>, n: u32, next: &Spans) {
+        #[cfg(cable_unoptimized)]
+        stacker::maybe_grow(UNOPTIMIZED_RED_ZONE, UNOPTIMIZED_STACK, || {
+            self.run_on_this_stack(sh, n, next);
+        });
+        #[cfg(not(cable_unoptimized))]
+        self.run_on_this_stack(sh, n, next);
+    }
+
+    #[inline(always)]
+    fn run_on_this_stack(&mut self, sh: &Shared<'_>, n: u32, next: &Spans) {
         match sh.wide {
             Some(wide) => wide.run(
                 #[inline(always)]
@@ -475,6 +491,18 @@ impl AnyBundle {
         each!(self, b => b.cables.len())
     }
 }
+
+/// Stack an unoptimised build leaves free before [`Bundle::run`] runs
+/// the substeps on a stack of their own: at `opt-level = 0` a 32-lane
+/// bundle's substep takes about 1.8 MB (the AVX-512 path's frame), 4–5 MB
+/// with the contact passes it calls.
+#[cfg(cable_unoptimized)]
+const UNOPTIMIZED_RED_ZONE: usize = 8 << 20;
+
+/// The stack [`Bundle::run`] grows to in an unoptimised build (reserved,
+/// not committed: only the pages it touches cost memory).
+#[cfg(cable_unoptimized)]
+const UNOPTIMIZED_STACK: usize = 64 << 20;
 
 /// Rows per block of [`Bundle::scatter`]: 8 rows of a lane are 96 bytes,
 /// a copy of constant length (a few wide stores).
