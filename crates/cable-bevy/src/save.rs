@@ -100,9 +100,7 @@ impl CableSimulation {
     /// # Ok::<(), cable_bevy::cable_systems::save::SaveError>(())
     /// ```
     pub fn save<W: io::Write>(&self, writer: W) -> Result<(), SaveError> {
-        self.pool.validate()?;
-        self.pool
-            .validate_records_for_substep(self.stepper.params().substep)?;
+        cable_systems::bind::check_savable(&self.pool, &self.stepper)?;
         let mut targets: Vec<_> = self
             .targets
             .iter()

@@ -285,19 +285,7 @@ impl CableSimulation {
         commands: &mut Commands,
         notices: &mut MessageWriter<CableNotice>,
     ) {
-        let refused: Vec<(CableHandle, CableError)> = self
-            .pool
-            .handles()
-            .filter_map(|c| {
-                self.pool
-                    .validate_cable_for_substep(c, h)
-                    .err()
-                    .map(|e| (c, e))
-            })
-            .collect();
-        for (handle, error) in refused {
-            // Live: listed by `handles` just above.
-            let _ = self.pool.remove_cable(handle);
+        for (handle, error) in cable_systems::bind::take_refused(&mut self.pool, h) {
             self.targets.remove(&(handle, End::Start));
             self.targets.remove(&(handle, End::End));
             let owner = self
@@ -403,6 +391,18 @@ pub enum CableNotice {
         /// The followed entity (`None` for a point).
         target: Option<Entity>,
         /// Why.
+        error: CableError,
+    },
+    /// The entity's winch stopped in this step because paying out needed
+    /// more particles than the pool's budget
+    /// ([`CableError::WinchBudget`]); the step ran for everything else.
+    /// The winch stays stopped until its [`CableWinch`](crate::CableWinch)
+    /// changes. Sent in the step it stopped.
+    WinchStalled {
+        /// The cable entity.
+        entity: Entity,
+        /// The [`CableError::WinchBudget`], naming how many particles the
+        /// winch needed and the budget.
         error: CableError,
     },
     /// The entity's pool collider was removed behind the plugin's back

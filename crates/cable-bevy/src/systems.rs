@@ -394,7 +394,9 @@ pub(crate) fn step(
             other => other,
         };
         match result {
-            Ok(_) => sim.last_error = None,
+            // A winch stopped at the particle budget: the step ran (each
+            // stalled winch is sent below, as the hecs layer reports it).
+            Ok(_) | Err(CableError::WinchBudget { .. }) => sim.last_error = None,
             Err(e) => sim.log_once(format!("cable-bevy: step refused: {e}")),
         }
         sim.ran += 1;
@@ -403,6 +405,17 @@ pub(crate) fn step(
         for &(handle, segment) in sim.stepper.torn() {
             if let Some(cable) = cable_entity(handle) {
                 torn.write(CableTorn { cable, segment });
+            }
+        }
+        for (handle, error) in bind::stalled_winches(&sim.stepper) {
+            if let Some(entity) = cable_entity(handle) {
+                log_error(&format!(
+                    "cable-bevy: the winch of cable {entity} stopped: {error}"
+                ));
+                notices.write(CableNotice::WinchStalled {
+                    entity,
+                    error: error.clone(),
+                });
             }
         }
         for e in sim.stepper.contact_events() {

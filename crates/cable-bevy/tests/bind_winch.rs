@@ -67,3 +67,56 @@ fn a_refused_order_is_reported_once_and_the_running_order_still_finishes() {
         );
     }
 }
+
+/// A winch stopped at the particle budget is news for its entity
+/// (`bind::stalled_winches`, as the hecs layer's `StepReport`), not a
+/// refused step: before, the plugin logged "step refused" and sent
+/// nothing.
+#[test]
+fn a_winch_stopped_at_the_budget_is_sent_once_and_the_step_runs() {
+    use cable_bevy::cable_core::{CableError, ParticlePool};
+
+    let mut app = common::headless(CablePlugin::default(), common::step());
+    *app.world_mut().resource_mut::<CableSimulation>().pool_mut() = ParticlePool::with_budget(300);
+    // A slack rope between two pins: it sags when it steps.
+    let other = app
+        .world_mut()
+        .spawn(
+            Cable::line(Vec3::new(2.0, 0.0, 0.0), Vec3::new(6.0, 0.0, 0.0), 5.0, 16)
+                .expect("valid"),
+        )
+        .id();
+    let rope = app
+        .world_mut()
+        .spawn((
+            hanging(),
+            CableWinch {
+                target_length: 1.0e7,
+                speed: 1.0e4,
+            },
+        ))
+        .id();
+    let mut notices: Vec<CableNotice> = Vec::new();
+    for _ in 0..20 {
+        app.update();
+        notices.extend(
+            app.world_mut()
+                .resource_mut::<Messages<CableNotice>>()
+                .drain(),
+        );
+    }
+    assert_eq!(notices.len(), 1, "{notices:?}");
+    assert!(
+        matches!(
+            &notices[0],
+            CableNotice::WinchStalled { entity, error: CableError::WinchBudget { budget: 300, .. } }
+                if *entity == rope
+        ),
+        "{notices:?}"
+    );
+    let sim = app.world().resource::<CableSimulation>();
+    assert_eq!(sim.pool().particle_count(), 300);
+    assert!(sim.stepper().substeps_run() >= 19, "every step ran");
+    let sag = common::positions(&app, other)[8].y;
+    assert!(sag < -0.1, "the other rope stepped: its middle at {sag}");
+}

@@ -12,10 +12,16 @@
 //! - [`pose_collider`]: a collider's pose from its entity, a new
 //!   collider's first one taken without a motion;
 //! - [`spawn_cable`]: a cable and its particle masses into the pool,
-//!   checked against the substep first.
+//!   checked against the substep first;
+//! - [`take_refused`]: the cables that no longer fit the substep taken out
+//!   of the pool alone, so the others step;
+//! - [`stalled_winches`]: the cables whose winch stopped at the particle
+//!   budget in the last frame (news, not a failed step);
+//! - [`check_savable`]: what a save must hold to restore.
 //!
 //! An engine with its own ECS can call them too.
 
+use crate::Stepper;
 use cable_core::error::{check_rotation, check_vec3};
 use cable_core::{
     CableDesc, CableError, CableHandle, ColliderHandle, ColliderSet, ParticlePool, Winch,
@@ -302,4 +308,72 @@ pub fn spawn_cable(
         }
     }
     Ok(handle)
+}
+
+/// Takes every cable that refuses substep `h`
+/// ([`ParticlePool::validate_cable_for_substep`]: a compliance or a mass
+/// that the substep cannot hold, after the parameters or the pool were
+/// changed) out of `pool`, and returns each with why, in handle order. The
+/// other cables are untouched, so a step refused because of a few cables
+/// can run for the rest. Both ECS layers call it when their step is
+/// refused ([`Stepper::validate_pool`]); they take the refused cables'
+/// entities out of the simulation and say why.
+///
+/// # Example
+/// ```
+/// use cable_core::{CableDesc, CableParams, ParticlePool};
+/// use cable_systems::bind::take_refused;
+/// use glam::Vec3;
+///
+/// let mut pool = ParticlePool::new();
+/// let fine = pool.add_cable(&CableDesc::line(Vec3::ZERO, Vec3::X, 1.0, 4)?)?;
+/// let mut desc = CableDesc::line(Vec3::Y, Vec3::ONE, 1.0, 4)?;
+/// desc.params = CableParams { compliance: 1.0e26, ..desc.params };
+/// let soft = pool.add_cable(&desc)?;
+/// // Fine at 1/60 s; at 1/480 s, compliance / h² is beyond 1e30.
+/// assert!(take_refused(&mut pool, 1.0 / 60.0).is_empty());
+/// let refused = take_refused(&mut pool, 1.0 / 480.0);
+/// assert_eq!(refused.len(), 1);
+/// assert_eq!(refused[0].0, soft);
+/// assert!(refused[0].1.to_string().starts_with("compliance"));
+/// assert!(!pool.contains(soft) && pool.contains(fine));
+/// # Ok::<(), cable_core::CableError>(())
+/// ```
+pub fn take_refused(pool: &mut ParticlePool, h: f32) -> Vec<(CableHandle, CableError)> {
+    let refused: Vec<(CableHandle, CableError)> = pool
+        .handles()
+        .filter_map(|c| pool.validate_cable_for_substep(c, h).err().map(|e| (c, e)))
+        .collect();
+    for (handle, _) in &refused {
+        // Live: listed by `handles` just above.
+        let _ = pool.remove_cable(*handle);
+    }
+    refused
+}
+
+/// The cables whose winch stopped in the last frame because paying out
+/// needed more particles than the pool's budget, each with its
+/// [`CableError::WinchBudget`] ([`Stepper::stalled_winches`]). The frame
+/// ran for everything else: a layer reports these as news about the
+/// cable, not as a refused step. The winch stays stopped until its order
+/// changes.
+pub fn stalled_winches(stepper: &Stepper) -> impl Iterator<Item = (CableHandle, &CableError)> {
+    stepper.stalled_winches().iter().filter_map(|e| match *e {
+        CableError::WinchBudget { cable, .. } => Some((cable, e)),
+        _ => None,
+    })
+}
+
+/// Checks that a save of `pool` stepped by `stepper` restores: the pool's
+/// state is valid ([`ParticlePool::validate`]: no NaN, nothing beyond
+/// [`cable_core::MAX_STATE_COORDINATE`]) and every cable fits the stepper's
+/// substep ([`ParticlePool::validate_records_for_substep`]), which the
+/// restore checks too. Every save path calls it before writing
+/// ([`crate::save::save_state`], the hecs layer's and the Bevy plugin's).
+///
+/// # Errors
+/// The first problem found, naming the place.
+pub fn check_savable(pool: &ParticlePool, stepper: &Stepper) -> Result<(), CableError> {
+    pool.validate()?;
+    pool.validate_records_for_substep(stepper.params().substep)
 }

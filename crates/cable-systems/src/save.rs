@@ -364,8 +364,7 @@ pub fn save_state<W: io::Write>(
     pool: &ParticlePool,
     stepper: &Stepper,
 ) -> Result<(), SaveError> {
-    pool.validate()?;
-    pool.validate_records_for_substep(stepper.params().substep)?;
+    crate::bind::check_savable(pool, stepper)?;
     serde_json::to_writer(writer, &StateRef(pool, stepper))?;
     Ok(())
 }

@@ -105,6 +105,20 @@ pub struct StepReport {
     /// from the entity's [`CableSpec`](crate::ecs::CableSpec) this step (or by a
     /// [`CableRejected`](crate::ecs::CableRejected) if the pool refuses the spec).
     pub bad_bodies: Vec<(Entity, BadBody)>,
+    /// Cable entities whose pool cable no longer fitted the substep
+    /// (parameters replaced, or the cable changed through
+    /// [`CableWorld::pool_mut`](crate::ecs::CableWorld::pool_mut)), with
+    /// why: taken out of the pool before this step so the others could
+    /// step; the entity now has a [`CableRejected`](crate::ecs::CableRejected)
+    /// with the same error in place of its [`CableBody`](crate::ecs::CableBody),
+    /// and empty [`CableParticles`](crate::ecs::CableParticles). It is not
+    /// rebuilt (remove the `CableRejected` to try its spec again).
+    pub rejected: Vec<(Entity, CableError)>,
+    /// Pool cables no entity owns (added through
+    /// [`CableWorld::pool_mut`](crate::ecs::CableWorld::pool_mut)) that no
+    /// longer fitted the substep, with why: removed from the pool before
+    /// this step so the others could step.
+    pub dropped: Vec<(CableHandle, CableError)>,
     /// Segments that broke this step
     /// ([`cable_core::CableParams::break_tension`]): the cable entity and
     /// the segment index, in the order they broke. Not a failure: the
@@ -131,6 +145,8 @@ impl StepReport {
             && self.bad_winches.is_empty()
             && self.stalled_winches.is_empty()
             && self.bad_bodies.is_empty()
+            && self.rejected.is_empty()
+            && self.dropped.is_empty()
     }
 
     pub(super) fn clear(&mut self) {
@@ -141,6 +157,8 @@ impl StepReport {
         self.bad_winches.clear();
         self.stalled_winches.clear();
         self.bad_bodies.clear();
+        self.rejected.clear();
+        self.dropped.clear();
         self.torn.clear();
         self.contacts.clear();
     }

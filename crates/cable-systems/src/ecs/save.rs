@@ -128,7 +128,9 @@ impl<S: super::TransformSource> CableWorld<S> {
     /// # Errors
     /// As [`crate::save::save_state`].
     pub fn save_state<W: io::Write>(&self, writer: W) -> Result<(), SaveError> {
-        self.pool.validate()?;
+        // As the restore checks: a cable the substep cannot step is refused
+        // here, not when the save is read.
+        crate::bind::check_savable(&self.pool, &self.stepper)?;
         let state = StateRef {
             simulation: SimulationRef(&self.pool, &self.stepper),
             ends: self.saved_ends(),

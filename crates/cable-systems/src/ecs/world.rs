@@ -145,15 +145,23 @@ impl<S: TransformSource> CableWorld<S> {
     /// run. What it refused or repaired on the way is in
     /// [`CableWorld::report`].
     ///
+    /// A cable that no longer fits the substep (after
+    /// [`CableWorld::set_params`] or an edit through
+    /// [`CableWorld::pool_mut`]; specs are checked when spawned) is taken
+    /// out alone and the others step: see [`StepReport::rejected`] and
+    /// [`StepReport::dropped`].
+    ///
     /// # Errors
-    /// `dt` negative or not finite, or a cable refused by
-    /// [`Stepper::validate_pool`] (one changed through
-    /// [`CableWorld::pool_mut`]: specs are checked when spawned); no
-    /// substep runs. A winch stopped at the particle budget is no error
+    /// `dt` negative or not finite, or the pool refused by
+    /// [`Stepper::validate_pool`] for a reason no single cable explains;
+    /// no substep runs. A winch stopped at the particle budget is no error
     /// here: the frame ran, and it is in [`StepReport::stalled_winches`].
     pub fn step(&mut self, world: &mut World, dt: f32) -> Result<u32, CableError> {
         span!("cable.ecs.step");
         self.report.clear();
+        if self.stepper.validate_pool(&self.pool).is_err() {
+            self.take_out_refused(world);
+        }
         self.sync(world);
         // Contact forces are measured while some collider entity reads them.
         if !self.pool.colliders().measures_forces()
@@ -217,10 +225,8 @@ impl<S: TransformSource> CableWorld<S> {
                 self.report.torn.push((t.entity, segment));
             }
         }
-        for e in self.stepper.stalled_winches() {
-            if let CableError::WinchBudget { cable, .. } = *e
-                && let Some(t) = self.tracked_of(cable)
-            {
+        for (cable, e) in bind::stalled_winches(&self.stepper) {
+            if let Some(t) = self.tracked_of(cable) {
                 self.report.stalled_winches.push((t.entity, e.clone()));
             }
         }
@@ -286,6 +292,37 @@ impl<S: TransformSource> CableWorld<S> {
     pub(super) fn tracked_of(&self, handle: CableHandle) -> Option<&Tracked> {
         let ti = *self.by_slot.get(handle.index() as usize)? as usize;
         self.tracked.get(ti).filter(|t| t.handle == handle)
+    }
+
+    /// Takes the cables that no longer fit the substep (parameters
+    /// replaced with [`CableWorld::set_params`], or a cable changed through
+    /// [`CableWorld::pool_mut`]) out of the pool alone, before anything
+    /// else this step ([`bind::take_refused`], as the Bevy plugin does), so
+    /// the others step: an entity's cable leaves its entity with a
+    /// [`CableRejected`] in place of its [`CableBody`] and empty
+    /// [`CableParticles`] ([`StepReport::rejected`]); a pool cable no
+    /// entity owns is removed ([`StepReport::dropped`]).
+    fn take_out_refused(&mut self, world: &mut World) {
+        let refused = bind::take_refused(&mut self.pool, self.stepper.params().substep);
+        if refused.is_empty() {
+            return;
+        }
+        for (handle, error) in refused {
+            match self.tracked_of(handle).map(|t| t.entity) {
+                Some(entity) => {
+                    let _ = world.remove_one::<CableBody>(entity);
+                    let _ = world.insert(
+                        entity,
+                        (CableRejected(error.clone()), CableParticles::default()),
+                    );
+                    self.report.rejected.push((entity, error));
+                }
+                None => self.report.dropped.push((handle, error)),
+            }
+        }
+        let pool = &self.pool;
+        self.tracked.retain(|t| pool.contains(t.handle));
+        self.reindex();
     }
 
     /// The phases before the step: entities to pool.

@@ -4,5 +4,6 @@
 #![cfg(feature = "hecs")]
 
 mod colliders;
+mod refused;
 mod spawn;
 mod winch;
