@@ -18,6 +18,7 @@
 //! - [`distance`]: the distance constraints (rigid and compliant
 //!   projections, the sweeps and their wavefront);
 //! - [`rod`]: rods (the direct solver, curvature, tethers);
+//! - [`origin`]: lanes far from the origin solved in local coordinates;
 //! - [`narrow`]: the narrow phase (point and segment against each shape);
 //! - [`contact`]: the contact passes (broad phase and candidates, planes,
 //!   other shapes with their side memory, friction);
@@ -28,7 +29,7 @@
 //!
 //! The kernel never imports the layouts (`crate::layout`), the stepper or
 //! the ECS: they call it. Within the kernel the files import one way only:
-//! `substep` → `contact`, `rod`, `distance` → `store` → `lane`;
+//! `substep` → `contact`, `rod`, `distance`, `origin` → `store` → `lane`;
 //! `contact` → `narrow` → `lane`; `stages` and `lane` import no other room
 //! of the kernel (the lane types use [`crate::simd`], the instruction-set
 //! dispatch, which imports nothing of the crate). The re-exports below are
@@ -39,6 +40,7 @@ pub mod contact;
 pub mod distance;
 pub mod lane;
 pub mod narrow;
+pub mod origin;
 pub mod rod;
 pub mod stages;
 pub mod store;

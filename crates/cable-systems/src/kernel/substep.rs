@@ -84,6 +84,13 @@ impl<'a> Shared<'a> {
 /// 3. **contacts** (only with colliders near the block): broad phase,
 ///    the side each piece starts on, swept particles and swept segments
 ///    against thin shapes ([`crate::kernel::contact`]);
+///
+///    Lanes whose cable starts more than [`crate::kernel::origin::FAR`]
+///    from the origin and that have no contact candidate are solved from
+///    here on in coordinates local to their first particle, the carry
+///    added, and stored back rounded with what rounding dropped as carry
+///    ([`crate::kernel::origin`]): far out, the constraints keep their
+///    precision as the integration does.
 /// 4. `iterations` times:
 ///    1. the **distance** constraints: a Gauss-Seidel sweep over the
 ///       segments in order (rigid, or XPBD with compliance), or with
@@ -130,6 +137,14 @@ pub fn substep<L: Lane, S: Store<L>>(
     if !sh.stages.constraints && !touching {
         return;
     }
+    // Lanes far from the origin, without contact, in local coordinates
+    // until the constraints are done (`origin`).
+    let contact = if touching {
+        scratch.contacts.lanes()
+    } else {
+        L::M::splat(false)
+    };
+    let local = crate::kernel::origin::to_local(s, contact);
     let track = sh.track || b.track;
     if b.soft || track || sh.direct {
         s.reset_lambda();
@@ -158,6 +173,9 @@ pub fn substep<L: Lane, S: Store<L>>(
                 c.finish(s, b, sh.colliders);
             }
             c.report_loads(sh.colliders, sh.h2);
+        }
+        if let Some(l) = local {
+            crate::kernel::origin::to_world(s, l);
         }
         return;
     }
@@ -201,6 +219,9 @@ pub fn substep<L: Lane, S: Store<L>>(
         }
         scratch.contacts.finish(s, b, sh.colliders);
         scratch.contacts.report_loads(sh.colliders, sh.h2);
+    }
+    if let Some(l) = local {
+        crate::kernel::origin::to_world(s, l);
     }
 }
 

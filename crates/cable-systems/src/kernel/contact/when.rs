@@ -42,6 +42,16 @@ impl<L: Lane> Contacts<L> {
         self.every.any()
     }
 
+    /// The lanes with some candidate this substep (after a
+    /// [`Contacts::find`] that returned true).
+    #[inline]
+    #[must_use]
+    pub fn lanes(&self) -> L::M {
+        self.cand_m
+            .iter()
+            .fold(L::M::splat(false), |all, &m| all | m)
+    }
+
     /// The lanes that meet their candidates in the contact pass after
     /// iteration `it` of `k` (0-based): after the last, every lane; after
     /// the others, the lanes near a solid (see the module docs).
