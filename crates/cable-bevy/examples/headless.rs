@@ -186,12 +186,15 @@ fn news(
     }
 }
 
+/// The tag line while it is shown.
+type ShownTagLine = (With<TagLine>, Without<CableHidden>);
+
 /// Hides the tag line once its lower piece has fallen below the ground
 /// level a game would cull it at (y < 0): hidden cables are not simulated
 /// (`skip_when_hidden`) and their tube is not rewritten.
 fn hide_fallen(
     mut commands: Commands,
-    lines: Query<(Entity, &CableParticles), (With<TagLine>, Without<CableHidden>)>,
+    lines: Query<(Entity, &CableParticles), ShownTagLine>,
     frames: Res<FrameCount>,
 ) {
     for (e, particles) in &lines {
