@@ -34,7 +34,12 @@ const GOLDEN: [(&str, u64); 12] = [
     ("moving_attachments", 0xed060f721461861c),
     ("tethers_pins_masses", 0x2308db2a5ddabb3f),
     ("curvature", 0x491694d082d3dd43),
-    ("direct", 0xd4b5bfe4ce178757),
+    // Re-minted 2026-12-06 (issue 41): the direct solver is now one
+    // Newton step of the constraints and the inertia per iteration, with
+    // the tension's geometric stiffness and multipliers kept across
+    // substeps (no Gauss-Seidel sweep after it); the other eleven
+    // unchanged.
+    ("direct", 0x8d20faf261d9908b),
     // Re-minted 2026-11-28: a rope parts at one segment per intact piece
     // and substep (its most loaded), not at every segment over the limit
     // (issue 42, the spec's `break_tension`); the other eleven unchanged.

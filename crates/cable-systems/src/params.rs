@@ -62,10 +62,13 @@ pub enum Solver {
     /// iterations are many.
     #[default]
     GaussSeidel,
-    /// All distance constraints of a cable at once (`"direct"`): one
-    /// Newton step of the linearised chain, a tridiagonal system solved
-    /// exactly along the cable, so a chain is inextensible within a few
-    /// iterations whatever its resolution.
+    /// All distance constraints of a cable at once (`"direct"`): each
+    /// iteration is one Newton step of the constraints and the particles'
+    /// inertia together, with the tension's geometric stiffness, a banded
+    /// system solved exactly along the cable
+    /// (`kernel::rod::solve_direct`), its multipliers carried from
+    /// substep to substep: a chain is inextensible within a few iterations
+    /// whatever its resolution, and a damped one comes to rest.
     Direct,
 }
 

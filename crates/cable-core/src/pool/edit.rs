@@ -104,7 +104,9 @@ impl ParticlePool {
     /// particle: the segment starting at each particle (kg·m; tension is
     /// this / substep²), and the start-side tether, end-side tether and
     /// curvature constraint of each particle. Written only while the
-    /// stepper tracks tension (`cable_systems::Stepper::set_track_tension`).
+    /// stepper tracks tension (`cable_systems::Stepper::set_track_tension`),
+    /// and the segments' by the direct solver, whose warm start they are
+    /// (kept across substeps and frames, saved and restored with the pool).
     ///
     /// # Errors
     /// [`CableError::StaleHandle`] when the handle is not live.

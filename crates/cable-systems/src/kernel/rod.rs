@@ -3,8 +3,6 @@
 //! units) and the direct chain solve. Written once over [`Lane`] and
 //! [`Store`], like everything the kernel runs.
 
-use std::ops::Div;
-
 use cable_core::MIN_SEGMENT_LENGTH;
 
 use crate::kernel::lane::{Lane, Mask, V3};
@@ -92,69 +90,133 @@ pub fn sweep_curvature<L: Lane, S: Store<L>>(s: &mut S, h2: L) {
     }
 }
 
-/// The smallest pivot [`solve_direct`] divides by, relative to the row's
-/// diagonal: below it the row is (up to rounding) a combination of the
-/// rows before it. Rounding leaves the zero pivot of a straight chain
-/// between pins near 1e-7 of the diagonal. A nearly straight chain between
-/// pins has a last pivot of the order of the diagonal times the square of
-/// its bend angles, so one bent by less than about 0.01 rad per joint is
-/// regularised too (its step in that direction would be over 10⁴ times
-/// its error).
+/// The smallest magnitude a multiplier row's pivot of [`solve_direct`]
+/// may have, relative to the row's natural scale `wⱼ + wⱼ₊₁ + α̃`: below it
+/// the row is (up to rounding) a combination of the rows before it. A
+/// straight chain between two pins has one constraint more than it has
+/// freedom along its line, and its last pivot is zero up to rounding
+/// (dividing by it made such scenes go NaN in their first substep). The
+/// pivot is held at `-PIVOT` times the scale instead (a regularisation of
+/// that row alone): the direction it cannot solve is a uniform tension
+/// along the line, which moves no particle.
 const PIVOT: f32 = 1.0e-4;
 
-#[inline(always)]
-fn s_pivot<L: Lane>() -> L {
-    L::splat(PIVOT)
+/// Half-bandwidth of [`solve_direct`]'s system plus one: each row of the
+/// band holds its diagonal and the 7 entries left of it.
+pub const BAND: usize = 8;
+
+/// Rows of [`solve_direct`]'s system per particle: its position's three,
+/// then the multiplier of the segment ending at it.
+const PER: usize = 4;
+
+/// Working memory of [`solve_direct`], per block: the predicted positions
+/// of the substep and the band of its system (`4 × rows` rows of
+/// [`BAND`] values per lane). Rewritten by each substep; kept so that a
+/// warmed-up step does not allocate.
+#[derive(Clone, Debug)]
+pub struct Newton<L: Lane> {
+    /// The positions the substep's integration predicted (`x̃`).
+    tilde: Vec<V3<L>>,
+    /// Row `r`: `[1/dᵣ or the diagonal, K[r][r−1], …, K[r][r−7]]`, then
+    /// the factor `L[r][r−k]` in place of `K[r][r−k]`.
+    band: Vec<[L; BAND]>,
+    /// Right-hand side, then the solution.
+    y: Vec<L>,
 }
 
-/// Scratch of one segment for [`solve_direct`].
-#[derive(Clone, Copy, Debug)]
-pub struct ChainRow<L: Lane> {
-    /// Unit direction of the segment (zero when it is not solved).
-    n: V3<L>,
-    /// Thomas algorithm's modified super-diagonal.
-    cp: L,
-    /// Right-hand side, then modified right-hand side, then the solution.
-    dp: L,
-}
-
-impl<L: Lane> Default for ChainRow<L> {
+impl<L: Lane> Default for Newton<L> {
     fn default() -> Self {
         Self {
-            n: V3::zero(),
-            cp: L::splat(0.0),
-            dp: L::splat(0.0),
+            tilde: Vec::new(),
+            band: Vec::new(),
+            y: Vec::new(),
         }
     }
 }
 
-/// One iteration of the direct solver: every distance constraint of the
-/// cable at once. The constraints `Cⱼ = |pⱼ₊₁ − pⱼ| − restⱼ` are
-/// linearised at the current positions, and `(J W Jᵀ + α̃) Δλ = −C − α̃λ`
-/// — tridiagonal along the chain, `J W Jᵀ` having `wⱼ + wⱼ₊₁` on the
-/// diagonal and `−wⱼ₊₁ (nⱼ · nⱼ₊₁)` beside it — is solved exactly by the
-/// Thomas algorithm; then `pᵢ += wᵢ (nᵢ₋₁ Δλᵢ₋₁ − nᵢ Δλᵢ)` (one Newton step
-/// of the constrained chain, as Deul et al. 2018 do for rods). Segments
-/// that are broken, shorter than [`MIN_SEGMENT_LENGTH`] or between two
-/// pinned particles drop out of the system; a pivot that vanishes (a
-/// straight chain between pins) is held at a floor (see `PIVOT`). The
-/// multipliers accumulate in
-/// [`Store::lambda`] (tension).
+impl<L: Lane> Newton<L> {
+    /// Keeps the positions of `s` as the substep's prediction `x̃` (called
+    /// after the integration, before the first iteration).
+    #[inline(always)]
+    pub fn predict<S: Store<L>>(&mut self, s: &S) {
+        self.tilde.clear();
+        self.tilde.extend((0..s.rows()).map(|i| s.pos(i)));
+    }
+
+    /// Rows the band holds without growing (four per particle of the
+    /// longest cable solved so far).
+    #[must_use]
+    pub fn capacity(&self) -> usize {
+        self.band.capacity()
+    }
+}
+
 #[inline(always)]
-pub fn solve_direct<L: Lane, S: Store<L>>(s: &mut S, b: &Block<L>, chain: &mut Vec<ChainRow<L>>) {
-    let segs = s.rows() - 1;
-    chain.clear();
-    chain.resize(segs, ChainRow::default());
+fn xyz<L: Lane>(v: V3<L>) -> [L; 3] {
+    [v.x, v.y, v.z]
+}
+
+/// One iteration of the direct solver: one Newton step of every distance
+/// constraint of the cable and its particles' inertia at once (issue 41's
+/// "mode 4"). With `x̃` the substep's prediction ([`Newton::predict`]),
+/// `M = 1/w` and the multipliers `λ` ([`Store::lambda`], kg·m, negative
+/// in tension, kept from the previous substep and frame: the warm start),
+/// the residuals `r_x = M (x − x̃) − Jᵀλ` and `r_λ = C + α̃λ` (α̃ the
+/// compliance over h², 0 for a rigid cable) are linearised and
+///
+/// ```text
+/// [ M + G   −Jᵀ ] [dx]   [ −r_x ]
+/// [ −J      −α̃  ] [dλ] = [  r_λ ]        x += dx,  λ += dλ
+/// ```
+///
+/// solved exactly, where `G` is the geometric stiffness of the tension,
+/// per segment `|λⱼ|/lⱼ · [[K, −K], [−K, K]]` with `K = I − n nᵀ`: it
+/// is what makes a hanging cable come to rest (without it the transverse
+/// stiffness is integrated explicitly and a catenary jitters by
+/// millimetres every substep forever).
+///
+/// The rows are in particle order, four per particle (its position's
+/// three, then the multiplier of the segment ending at it), a band of
+/// half-width 7, factored as `LDLᵀ` without pivoting (positive pivots on
+/// position rows, negative on multiplier rows; a vanishing multiplier
+/// pivot is held at `-PIVOT` times its scale, see `PIVOT`). Pinned
+/// particles have identity rows; a segment that is broken, shorter than
+/// [`MIN_SEGMENT_LENGTH`] or between two pinned particles has a dead row
+/// (pivot −1) and its multiplier is set to zero.
+#[inline(always)]
+pub fn solve_direct<L: Lane, S: Store<L>>(s: &mut S, b: &Block<L>, nw: &mut Newton<L>) {
+    let np = s.rows();
+    let m = PER * np;
     let zero = L::splat(0.0);
+    let one = L::splat(1.0);
     let at = if b.soft { b.alpha_t } else { zero };
-    // Directions and right-hand sides.
+    let Newton { tilde, band, y } = nw;
+    band.clear();
+    band.resize(m, [zero; BAND]);
+    y.clear();
+    y.resize(m, zero);
+    // Inertia: M on the position rows, identity where pinned; −M (x − x̃)
+    // on their right-hand side.
+    for p in 0..np {
+        let f = s.free(p);
+        let mass = L::select(f, one / s.w(p), one);
+        let o = xyz((s.pos(p) - tilde[p]).scale(mass));
+        for c in 0..3 {
+            band[PER * p + c][0] = mass;
+            y[PER * p + c] = o[c].neg().keep(f);
+        }
+    }
+    // The multiplier row before the first particle's does not exist.
+    band[PER - 1][0] = one.neg();
+    // Distance rows, their couplings and their geometric stiffness.
     let mut pa = s.pos(0);
-    for (j, row) in chain.iter_mut().enumerate() {
+    for j in 0..np - 1 {
+        let r = PER * j + 2 * PER - 1;
+        s.ahead();
         let pb = s.pos(j + 1);
         let d = pb - pa;
+        pa = pb;
         let len = d.length();
-        // Rest length and whether either end moves (a compliant block
-        // keeps its constants in the compliant form).
         let (rest, moves) = if b.soft {
             let c = s.soft(j, 1, at);
             (c.rest, c.m)
@@ -164,72 +226,96 @@ pub fn solve_direct<L: Lane, S: Store<L>>(s: &mut S, b: &Block<L>, chain: &mut V
             (c.rest, ma | mb)
         };
         let live = !len.le(L::splat(MIN_SEGMENT_LENGTH)) & moves;
-        row.n = d.div(len).keep(live);
-        let rhs = (len - rest).neg() - at * s.lambda(1, j);
-        row.dp = rhs.keep(live);
-        row.cp = L::select(live, zero, L::splat(1.0)); // diagonal placeholder: 1 when dead
-        pa = pb;
-    }
-    // Forward elimination.
-    let mut cp_prev = zero;
-    let mut dp_prev = zero;
-    for j in 0..segs {
-        let (wa, wb) = (s.w(j), s.w(j + 1));
-        let dead = L::splat(0.0).lt(chain[j].cp);
-        let diag = L::select(dead, L::splat(1.0), wa + wb + at);
-        let lower = if j > 0 {
-            (wa * chain[j - 1].n.dot(chain[j].n)).neg()
-        } else {
-            zero
-        };
-        let upper = if j + 1 < segs {
-            (wb * chain[j].n.dot(chain[j + 1].n)).neg()
-        } else {
-            zero
-        };
-        // A pivot that vanishes marks a constraint the rows before it
-        // already fix: a straight chain between two pinned particles (a
-        // rope hanging plumb between two pins, or stretched taut) has one
-        // more constraint than degrees of freedom along its line, and its
-        // last pivot is zero up to rounding. Dividing by it gave an
-        // infinite step (the scene went NaN in its first substep). The
-        // pivot is held at `PIVOT` times the diagonal instead (a
-        // regularisation of that row alone): the direction it cannot
-        // solve is a uniform tension along the line, which moves no
-        // particle. A chain at its length then solves exactly; one pulled
-        // over its length takes the whole excess as that tension (its
-        // multipliers grow large) and does not spread the strain, which
-        // stays where it was (`tests/rod.rs`; open in the rods issue).
-        let floor = s_pivot::<L>() * diag;
-        let den = diag - lower * cp_prev;
-        let den = L::select(floor.lt(den), den, floor);
-        let cp = upper / den;
-        let dp = (chain[j].dp - lower * dp_prev) / den;
-        chain[j].cp = cp;
-        chain[j].dp = dp;
-        cp_prev = cp;
-        dp_prev = dp;
-    }
-    // Back substitution: dp becomes Δλ.
-    for j in (0..segs.saturating_sub(1)).rev() {
-        let next = chain[j + 1].dp;
-        chain[j].dp = chain[j].dp - chain[j].cp * next;
-    }
-    // Multipliers and positions.
-    for (j, row) in chain.iter().enumerate() {
-        s.set_lambda(1, j, s.lambda(1, j) + row.dp);
-    }
-    for i in 0..=segs {
-        let mut dp = V3::zero();
-        if i > 0 {
-            dp = dp + chain[i - 1].n.scale(chain[i - 1].dp);
+        let (fa, fb) = (s.free(j) & live, s.free(j + 1) & live);
+        let n = d.scale(one / len).keep(live);
+        // A dead row's multiplier is zero (its step is too).
+        let lam = s.lambda(1, j).keep(live);
+        s.set_lambda(1, j, lam);
+        band[r][0] = L::select(live, at.neg(), one.neg());
+        // r_λ = C + α̃λ
+        let rl = (len - rest + at * lam).keep(live);
+        let (na, nb) = (xyz(n.keep(fa)), xyz(n.keep(fb)));
+        for q in 0..3 {
+            // −J: +n on particle j, −n on particle j + 1.
+            band[r][2 * PER - 1 - q] = na[q];
+            band[r][PER - 1 - q] = nb[q].neg();
+            // −r_x += Jᵀλ: −nλ on particle j, +nλ on particle j + 1.
+            y[PER * j + q] = y[PER * j + q] - na[q] * lam;
+            y[PER * j + PER + q] = y[PER * j + PER + q] + nb[q] * lam;
         }
-        if i < segs {
-            dp = dp - chain[i].n.scale(chain[i].dp);
+        y[r] = rl;
+        // G = |λ|/l (I − n nᵀ), on both particles and between them.
+        let t = (lam.abs() / len).keep(live);
+        let nv = xyz(n);
+        let both = fa & fb;
+        for a in 0..3 {
+            for c in 0..3 {
+                let delta = if a == c { t } else { zero };
+                let k = delta - t * nv[a] * nv[c];
+                if c <= a {
+                    let (ra, rb) = (PER * j + a, PER * j + PER + a);
+                    band[ra][a - c] = band[ra][a - c] + k.keep(fa);
+                    band[rb][a - c] = band[rb][a - c] + k.keep(fb);
+                }
+                let rb = PER * j + PER + a;
+                band[rb][PER + a - c] = band[rb][PER + a - c] - k.keep(both);
+            }
         }
-        let step = dp.scale(s.w(i));
-        let f = s.free(i);
-        let p = s.pos(i);
-        s.set_pos(i, V3::select(f, p + step, p));
+    }
+    // LDLᵀ in place: `band[r][k]` becomes L[r][r−k], `band[r][0]` 1/dᵣ.
+    let floor = L::splat(PIVOT);
+    let mut ld = [zero; BAND];
+    for r in 0..m {
+        let kmax = r.min(BAND - 1);
+        for k in (1..=kmax).rev() {
+            let c = r - k;
+            let mut v = band[r][k];
+            for t in r - kmax..c {
+                v = v - ld[r - t] * band[c][c - t];
+            }
+            ld[k] = v;
+            band[r][k] = v * band[c][0];
+        }
+        let mut v = band[r][0];
+        for k in 1..=kmax {
+            v = v - ld[k] * band[r][k];
+        }
+        if r % PER == PER - 1 && r >= 2 * PER - 1 {
+            // A multiplier row: its pivot is at most −PIVOT times its
+            // scale w_j + w_j+1 + α̃ (of the ends that move).
+            let j = (r + 1) / PER - 2;
+            let wa = s.w(j).keep(s.free(j));
+            let wb = s.w(j + 1).keep(s.free(j + 1));
+            let lim = (floor * (wa + wb + at)).neg();
+            v = L::select(v.lt(lim), v, L::select(lim.lt(zero), lim, one.neg()));
+        }
+        band[r][0] = one / v;
+    }
+    // L z = y, then D x' = z and Lᵀ x = x' in one backward pass.
+    for r in 0..m {
+        let kmax = r.min(BAND - 1);
+        let mut v = y[r];
+        for k in 1..=kmax {
+            v = v - band[r][k] * y[r - k];
+        }
+        y[r] = v;
+    }
+    for r in (0..m).rev() {
+        let mut v = y[r] * band[r][0];
+        for k in 1..BAND.min(m - r) {
+            v = v - band[r + k][k] * y[r + k];
+        }
+        y[r] = v;
+    }
+    // Positions and multipliers.
+    for p in 0..np {
+        let f = s.free(p);
+        let dx = V3::new(y[PER * p], y[PER * p + 1], y[PER * p + 2]);
+        let x = s.pos(p);
+        s.set_pos(p, V3::select(f, x + dx, x));
+    }
+    for j in 0..np - 1 {
+        let r = PER * j + 2 * PER - 1;
+        s.set_lambda(1, j, s.lambda(1, j) + y[r]);
     }
 }

@@ -137,8 +137,8 @@ pub trait Store<L: Lane> {
     /// Zeroes every row multiplier (start of a substep).
     fn reset_lambda_row(&mut self);
     /// Called before each projection of a distance sweep and of a
-    /// compliant sweep (bending too), not by the rigid bending and
-    /// curvature sweeps: a store
+    /// compliant sweep (bending too) and for each segment of the direct
+    /// solve, not by the rigid bending and curvature sweeps: a store
     /// may ask the CPU for memory it will need next (`lanes8` asks for the
     /// next bundle's rows, a few lines at a time, so that memory traffic
     /// overlaps the sweep's latency-bound chain). A hint: it must change

@@ -94,8 +94,10 @@ impl<'a> Shared<'a> {
 /// 4. `iterations` times:
 ///    1. the **distance** constraints: a Gauss-Seidel sweep over the
 ///       segments in order (rigid, or XPBD with compliance), or with
-///       [`crate::Solver::Direct`] all of them at once
-///       ([`crate::kernel::rod::solve_direct`]);
+///       [`crate::Solver::Direct`] one Newton step of all of them and the
+///       particles' inertia at once
+///       ([`crate::kernel::rod::solve_direct`], from the substep's
+///       prediction kept after step 2);
 ///    2. the i to i + 2 **bending** sweep with `stiffness`;
 ///    3. the **curvature** sweep with `bend_stiffness`
 ///       ([`crate::kernel::rod::sweep_curvature`]);
@@ -118,8 +120,10 @@ impl<'a> Shared<'a> {
 ///    one pass over the rows, [`Contacts::project_and_finish_planes`]).
 ///
 /// Multipliers (tension) are reset at the start of the substep and
-/// accumulated through it when compliant constraints, the direct solver
-/// or tension tracking need them.
+/// accumulated through it when compliant constraints or tension tracking
+/// need them; the direct solver's distance multipliers are not reset:
+/// they are its warm start, kept across substeps and frames (the layouts
+/// keep them with the particles' state).
 #[inline(always)]
 pub fn substep<L: Lane, S: Store<L>>(
     s: &mut S,
@@ -132,6 +136,10 @@ pub fn substep<L: Lane, S: Store<L>>(
     }
     if sh.stages.integrate {
         integrate(s, b);
+    }
+    let direct = sh.direct && sh.stages.constraints;
+    if direct {
+        scratch.newton.predict(s);
     }
     let touching = sh.stages.collide && scratch.contacts.find(s, b, sh.colliders, sh.wide);
     if !sh.stages.constraints && !touching {
@@ -146,7 +154,16 @@ pub fn substep<L: Lane, S: Store<L>>(
     };
     let local = crate::kernel::origin::to_local(s, contact);
     let track = sh.track || b.track;
-    if b.soft || track || sh.direct {
+    if direct {
+        // The direct solver's multipliers carry over from the last
+        // substep (its warm start); a compliant bending sweep's start
+        // from zero.
+        if b.soft && b.stiff {
+            for i in 0..s.rows() - 2 {
+                s.set_lambda(2, i, L::splat(0.0));
+            }
+        }
+    } else if b.soft || track {
         s.reset_lambda();
     }
     if b.curv || (track && b.tether) {
@@ -183,12 +200,11 @@ pub fn substep<L: Lane, S: Store<L>>(
     for it in 0..k {
         let last = it + 1 == k;
         if sh.stages.constraints {
-            if sh.direct {
-                crate::kernel::rod::solve_direct(s, b, &mut scratch.chain);
-            }
-            if b.soft {
+            if direct {
+                crate::kernel::rod::solve_direct(s, b, &mut scratch.newton);
+            } else if b.soft {
                 sweep_soft(s, 1, b.alpha_t);
-            } else if track || sh.direct {
+            } else if track {
                 sweep_rigid_tracked(s);
             } else {
                 sweep_rigid(s);
@@ -240,22 +256,21 @@ fn iterations_wavefront<L: Lane, S: Store<L>>(s: &mut S, b: &Block<L>, k: u32, t
 }
 
 /// The kernel's working memory for one block: contact candidates and the
-/// direct solver's chain. Fully rewritten by each use, so it carries
-/// nothing between blocks; kept between frames so a warmed-up step does
+/// direct solver's system. Fully rewritten by each use, so it carries
+/// nothing between blocks (the direct solver's multipliers, which do carry
+/// over, are the store's); kept between frames so a warmed-up step does
 /// not allocate.
 #[derive(Clone)]
 pub struct Scratch<L: Lane> {
     /// Contact candidates and state ([`Contacts::find`]).
     pub contacts: Contacts<L>,
-    /// Per segment scratch of [`crate::kernel::rod::solve_direct`].
-    pub chain: Vec<crate::kernel::rod::ChainRow<L>>,
+    /// The system of [`crate::kernel::rod::solve_direct`].
+    pub newton: crate::kernel::rod::Newton<L>,
 }
 
 impl<L: Lane> std::fmt::Debug for Scratch<L> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Scratch")
-            .field("chain_rows", &self.chain.len())
-            .finish_non_exhaustive()
+        f.debug_struct("Scratch").finish_non_exhaustive()
     }
 }
 
@@ -266,7 +281,7 @@ where
     fn default() -> Self {
         Self {
             contacts: Contacts::default(),
-            chain: Vec::new(),
+            newton: crate::kernel::rod::Newton::default(),
         }
     }
 }

@@ -236,6 +236,9 @@ pub fn advance(
         world.cables.resize_with(count, AosCable::default);
         for (i, obj) in world.cables.iter_mut().enumerate() {
             let Some(c) = pool.cable(i) else { continue };
+            let Ok((lambda, _)) = pool.multipliers(c.handle) else {
+                continue;
+            };
             obj.params = *c.params;
             obj.attach = *c.attach;
             obj.active = c.active;
@@ -246,7 +249,9 @@ pub fn advance(
                 carry: c.carry[r],
                 inv_mass: c.inv_mass[r],
                 rest: c.rest[r],
-                lambda: 0.0,
+                // The direct solver's warm start (unused by the others,
+                // which reset the multipliers they use every substep).
+                lambda: lambda[r],
                 lambda_bend: 0.0,
                 k: c.row_const[r],
                 lambda_row: [0.0; 3],
@@ -272,6 +277,7 @@ pub fn advance(
             .report_touches(sh.colliders, |_| handle);
     }
     let cables = &world.cables;
+    let direct = sh.direct;
     pool.par_for_each_cable_indexed(|i, c| {
         for (((p, q), e), s) in c
             .pos
@@ -285,7 +291,7 @@ pub fn advance(
             *e = s.carry;
         }
         let p = &cables[i].params;
-        if track || p.break_tension.is_some() || p.reel_force.is_some() {
+        if track || direct || p.break_tension.is_some() || p.reel_force.is_some() {
             for ((l, x), s) in c
                 .lambda
                 .iter_mut()

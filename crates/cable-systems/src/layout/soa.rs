@@ -150,7 +150,7 @@ mod tests {
         for frame in 0..4 {
             let mut views: Vec<_> = pool.columns_mut().into_cables().map(Some).collect();
             pieces.advance(&mut views, &params, 1, Stages::ALL, false);
-            let now: Vec<usize> = pieces.scratch.iter().map(|s| s.chain.capacity()).collect();
+            let now: Vec<usize> = pieces.scratch.iter().map(|s| s.newton.capacity()).collect();
             if frame > 0 {
                 assert_eq!(now, caps, "frame {frame}: a piece's scratch grew again");
             }

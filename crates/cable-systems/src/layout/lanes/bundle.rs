@@ -46,7 +46,10 @@ impl<const W: usize> Bundle<W> {
     /// the `stale` lanes from their views: a cable edited alone
     /// ([`ParticlePool::state_edits_since`]) costs its own rows, not a
     /// gather of the whole pool.
-    pub(super) fn gather_state(&mut self, views: &[Option<CableMut<'_>>]) {
+    ///
+    /// With `direct` (the direct solver), the distance multipliers too:
+    /// they are its warm start, part of the state.
+    pub(super) fn gather_state(&mut self, views: &[Option<CableMut<'_>>], direct: bool) {
         let r = &mut self.rows;
         for (lane, c) in views.iter().take(W).enumerate() {
             let Some(c) = c.as_ref().filter(|_| self.stale & (1 << lane) != 0) else {
@@ -56,6 +59,11 @@ impl<const W: usize> Bundle<W> {
                 r.pos[row].set_lane(lane, c.pos[row]);
                 r.prev[row].set_lane(lane, c.prev[row]);
                 r.carry[row].set_lane(lane, c.carry[row]);
+            }
+            if direct {
+                for (row, l) in r.lambda[0].iter_mut().enumerate() {
+                    l.set_lane(lane, c.lambda[row]);
+                }
             }
         }
         self.stale = 0;
@@ -142,6 +150,16 @@ impl<const W: usize> Bundle<W> {
             r.rigid[k].pack();
             r.soft[k].pack();
             r.lambda[k].resize(count, Fx::default());
+        }
+        if params.solver == crate::params::Solver::Direct {
+            // The direct solver's multipliers are its warm start, part of
+            // the state (the other solvers reset theirs every substep).
+            for (lane, c) in views.iter().take(W).enumerate() {
+                let Some(c) = c.as_ref() else { continue };
+                for (row, l) in r.lambda[0].iter_mut().enumerate() {
+                    l.set_lane(lane, c.lambda[row]);
+                }
+            }
         }
         for side in 0..2 {
             r.anchor[side].clear();
@@ -258,7 +276,8 @@ impl<const W: usize> Bundle<W> {
         }
     }
 
-    /// Copies every lane's particles, and with `track` the multipliers,
+    /// Copies every lane's particles, and with `track` (tension tracked,
+    /// or the direct solver, whose multipliers are state) the multipliers,
     /// to the pool: to its cable's view in the task that ran the substeps
     /// ([`Views`]), or to its rows of the pool's columns ([`PoolRows`],
     /// [`Held::write_back`]).
@@ -371,7 +390,7 @@ impl<const W: usize> Bundle<W> {
             self.gather(views, params);
         }
         if self.stale != 0 {
-            self.gather_state(views);
+            self.gather_state(views, sh.direct);
         }
         self.run(sh, n, next);
         // Lane `l` is the cable of `views[l]` (as `Bundle::gather` read them).
@@ -380,7 +399,7 @@ impl<const W: usize> Bundle<W> {
         });
         if eager {
             // While the rows are hot, on this task.
-            self.scatter(&mut LaneViews(views), sh.track);
+            self.scatter(&mut LaneViews(views), sh.track || sh.direct);
         }
     }
 }

@@ -39,7 +39,8 @@ pub(super) struct Held {
     pub(super) synced_rev: u64,
     /// The pool's attachment revision the targets were copied at.
     pub(super) synced_attach: u64,
-    /// The multipliers are written back too (tension tracking).
+    /// The multipliers are written back too (tension tracking, or the
+    /// direct solver's warm start).
     pub(super) track: bool,
     /// The last frame wrote the lanes back to the pool in the tasks that
     /// ran it (see [`advance`]): the pool is current.
@@ -378,7 +379,9 @@ pub fn advance(
         Refresh::Current
     };
     held.synced_attach = pool.attachment_revision();
-    held.track = track;
+    // The direct solver's multipliers are state (its warm start): written
+    // back with the particles.
+    held.track = track || params.solver == crate::params::Solver::Direct;
     held.written = eager;
     held.plan_ahead(track || params.solver == crate::params::Solver::Direct);
     let columns = pool.columns_mut();

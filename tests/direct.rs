@@ -1,0 +1,260 @@
+//! Issue 41, "rods that converge and rest": the direct solver (one Newton
+//! step of the distance constraints and the particles' inertia per
+//! iteration, its multipliers carried over as a warm start) brings a
+//! damped catenary and a long bridge to rest where the analytic catenary
+//! says, keeps a released chain at its length in 4 iterations, settles in
+//! a steady wind in the plane of gravity and wind, and a run saved and
+//! restored goes on bit for bit (its multipliers are state).
+
+use cable::systems::{Layout, Solver};
+use cable::{CableDesc, CableHandle, ParticlePool, SolverParams, Stepper};
+use cable_testkit::catenary_parameter;
+use glam::Vec3;
+
+/// A damped (1/s) direct solver at the default 8 iterations and 1/60 s:
+/// one substep per 1/60 s frame.
+fn damped() -> SolverParams {
+    SolverParams {
+        solver: Solver::Direct,
+        damping: 1.0,
+        ..SolverParams::default()
+    }
+}
+
+/// A cable of `segments` pinned at both ends, `span` apart along x, of
+/// `length`, started straight (compressed along the chord), tethers off
+/// (the solver alone).
+fn rope(span: f32, length: f32, segments: u32, force: Vec3) -> CableDesc {
+    let mut d =
+        CableDesc::line(Vec3::ZERO, Vec3::new(span, 0.0, 0.0), length, segments).expect("valid");
+    d.params.tethers = false;
+    d.params.force = force;
+    d
+}
+
+/// Runs `frames` frames of 1/60 s; returns the largest distance any
+/// particle moved in one frame (one substep) over the last 60 frames.
+fn settle(
+    layout: Layout,
+    pool: &mut ParticlePool,
+    h: CableHandle,
+    params: SolverParams,
+    frames: u32,
+) -> f32 {
+    let mut st = Stepper::with_layout(params, layout).expect("valid");
+    let mut before = pool.positions(h).expect("live").to_vec();
+    let mut worst = 0.0f32;
+    for f in 0..frames {
+        st.advance(pool, 1.0 / 60.0).expect("valid dt");
+        let p = pool.positions(h).expect("live");
+        if f + 60 >= frames {
+            for (a, b) in p.iter().zip(&before) {
+                worst = worst.max(a.distance(*b));
+            }
+        }
+        before.copy_from_slice(p);
+    }
+    assert!(pool.all_finite());
+    worst
+}
+
+/// Sag of the analytic catenary of `length` over `span`.
+fn catenary_sag(span: f64, length: f64) -> f64 {
+    let c = catenary_parameter(span, length);
+    c * ((span / (2.0 * c)).cosh() - 1.0)
+}
+
+#[test]
+fn a_damped_64_segment_catenary_comes_to_rest_at_the_analytic_sag() {
+    // Span 10 m, 12 m, 64 segments, started straight: after 20 s no
+    // particle moves 0.05 mm in a substep (the one-step linearised solve
+    // it replaces moved 1.55 mm every substep forever), and the sag is the
+    // catenary's within 1 %.
+    let sag = catenary_sag(10.0, 12.0);
+    for layout in Layout::ALL {
+        let mut pool = ParticlePool::new();
+        let h = pool
+            .add_cable(&rope(10.0, 12.0, 64, Vec3::ZERO))
+            .expect("fits");
+        let moved = settle(layout, &mut pool, h, damped(), 1200);
+        assert!(moved < 5.0e-5, "{layout}: moves {moved} m per substep");
+        let p = pool.positions(h).expect("live");
+        let low = -p.iter().map(|q| q.y).fold(f32::INFINITY, f32::min);
+        eprintln!("catenary {layout}: moves {moved} m per substep, sag {low} m of {sag} m");
+        assert!(
+            (f64::from(low) - sag).abs() < 0.01 * sag,
+            "{layout}: sag {low} m, catenary {sag} m"
+        );
+        for w in p.windows(2) {
+            let e = w[0].distance(w[1]) / (12.0 / 64.0) - 1.0;
+            assert!(e.abs() < 1.0e-4, "{layout}: a segment strained {e}");
+        }
+    }
+}
+
+#[test]
+fn a_damped_1000_segment_bridge_started_straight_comes_to_rest() {
+    // 100 m span, 101 m, 1,000 segments of 1 kg particles, damping 1/s,
+    // started straight: after 20 s no particle moves 0.05 mm in a substep
+    // (the one-step linearised solve moved 97 mm every substep), at the
+    // catenary's sag within 1 %. One layout: the others run the same
+    // kernel bit for bit (tests/layouts.rs).
+    let sag = catenary_sag(100.0, 101.0);
+    let mut pool = ParticlePool::new();
+    let h = pool
+        .add_cable(&rope(100.0, 101.0, 1000, Vec3::ZERO))
+        .expect("fits");
+    let moved = settle(Layout::Soa, &mut pool, h, damped(), 1200);
+    assert!(moved < 5.0e-5, "moves {moved} m per substep");
+    let p = pool.positions(h).expect("live");
+    let low = -p.iter().map(|q| q.y).fold(f32::INFINITY, f32::min);
+    eprintln!("bridge: moves {moved} m per substep, sag {low} m of {sag} m");
+    assert!(
+        (f64::from(low) - sag).abs() < 0.01 * sag,
+        "sag {low} m, catenary {sag} m"
+    );
+}
+
+#[test]
+fn a_64_segment_catenary_in_a_steady_wind_settles_in_the_plane_of_wind_and_gravity() {
+    // 20 m/s² sideways (z): the catenary hangs in the plane of the span and
+    // the total acceleration (9.81 down, 20 along z), with the same sag
+    // (a catenary's shape does not depend on the acceleration's size).
+    let sag = catenary_sag(10.0, 12.0);
+    let wind = Vec3::new(0.0, 0.0, 20.0);
+    let along = (wind + Vec3::new(0.0, -9.81, 0.0)).normalize();
+    for layout in Layout::ALL {
+        let mut pool = ParticlePool::new();
+        let h = pool.add_cable(&rope(10.0, 12.0, 64, wind)).expect("fits");
+        let moved = settle(layout, &mut pool, h, damped(), 1200);
+        assert!(moved < 5.0e-5, "{layout}: moves {moved} m per substep");
+        let mid = pool.positions(h).expect("live")[32];
+        let off = Vec3::new(0.0, mid.y, mid.z);
+        assert!(
+            (f64::from(off.length()) - sag).abs() < 0.01 * sag,
+            "{layout}: sag {} m, catenary {sag} m",
+            off.length()
+        );
+        let angle = off.normalize().angle_between(along);
+        eprintln!(
+            "wind {layout}: moves {moved} m per substep, sag {} m of {sag} m, {angle} rad",
+            off.length()
+        );
+        assert!(angle < 0.01, "{layout}: hangs {angle} rad out of the plane");
+    }
+}
+
+#[test]
+fn a_horizontally_released_100_segment_chain_keeps_its_length_in_4_iterations() {
+    // 4 m, 100 segments of 1 kg, pinned at one end and released level:
+    // the chain falls and whips; at 4 iterations every segment stays
+    // within 2 % of its rest length at every frame.
+    for layout in Layout::ALL {
+        let mut d = CableDesc::line(Vec3::ZERO, Vec3::new(4.0, 0.0, 0.0), 4.0, 100).expect("valid");
+        d.attach_end = false;
+        d.params.tethers = false;
+        let mut pool = ParticlePool::new();
+        let h = pool.add_cable(&d).expect("fits");
+        let params = SolverParams {
+            solver: Solver::Direct,
+            iterations: 4,
+            ..SolverParams::default()
+        };
+        let mut st = Stepper::with_layout(params, layout).expect("valid");
+        let mut worst = 0.0f32;
+        for frame in 0..300 {
+            st.advance(&mut pool, 1.0 / 60.0).expect("valid dt");
+            let p = pool.positions(h).expect("live");
+            for (j, w) in p.windows(2).enumerate() {
+                let e = w[0].distance(w[1]) / 0.04 - 1.0;
+                worst = worst.max(e.abs());
+                assert!(
+                    e.abs() < 0.02,
+                    "{layout}: frame {frame}, segment {j} strained {e}"
+                );
+            }
+        }
+        assert!(pool.all_finite());
+        eprintln!("released chain {layout}: worst segment strain {worst}");
+    }
+}
+
+/// Save and restore (the `save` feature, on by default).
+#[cfg(feature = "save")]
+mod saved {
+    use cable::systems::save::{restore_state, save_state};
+    use cable::systems::{Layout, Solver};
+    use cable::{ParticlePool, Scene, Stepper};
+
+    /// The save and restore scene of `tests/save_restore.rs` (colliders,
+    /// friction, tethers, pins, bending, compliance, a winch, breaking
+    /// cables) on the direct solver.
+    fn direct_scene(layout: Layout) -> (ParticlePool, Stepper) {
+        let mut scene =
+            Scene::from_json(include_str!("scenes/save_restore.json")).expect("valid scene");
+        scene.params.solver = Solver::Direct;
+        let (pool, _) = scene.build_pool().expect("builds");
+        let stepper = Stepper::with_layout(scene.params, layout).expect("valid");
+        (pool, stepper)
+    }
+
+    /// Positions and previous positions of every cable, as bits.
+    fn state_bits(pool: &ParticlePool) -> Vec<u32> {
+        let mut out = Vec::new();
+        for h in pool.handles() {
+            for (p, q) in pool
+                .positions(h)
+                .expect("live")
+                .iter()
+                .zip(pool.prev_positions(h).expect("live"))
+            {
+                out.extend(p.to_array().map(f32::to_bits));
+                out.extend(q.to_array().map(f32::to_bits));
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn a_direct_run_saved_and_restored_goes_on_bitwise_in_every_layout() {
+        // The multipliers are the direct solver's warm start: a restored run
+        // (into the same layout or another) continues bit for bit only if
+        // they are saved, restored and gathered as the particles are.
+        let (frames, save_at) = (150, 60);
+        let mut uninterrupted = None;
+        for layout in Layout::ALL {
+            let (mut pool, mut st) = direct_scene(layout);
+            for _ in 0..frames {
+                st.advance(&mut pool, 0.02).expect("steps");
+            }
+            let bits = state_bits(&pool);
+            match &uninterrupted {
+                None => uninterrupted = Some(bits),
+                Some(u) => assert!(*u == bits, "{layout}: differs from the first layout"),
+            }
+        }
+        let want = uninterrupted.expect("a layout");
+        for first in Layout::ALL {
+            for second in Layout::ALL {
+                let (mut pool, mut st) = direct_scene(first);
+                for _ in 0..save_at {
+                    st.advance(&mut pool, 0.02).expect("steps");
+                }
+                let mut file = Vec::new();
+                save_state(&mut file, &pool, &st).expect("saves");
+                drop((pool, st));
+                let (mut pool, mut st) = restore_state(file.as_slice())
+                    .expect("restores")
+                    .into_parts();
+                st.set_layout(second);
+                for _ in save_at..frames {
+                    st.advance(&mut pool, 0.02).expect("steps");
+                }
+                assert!(
+                    state_bits(&pool) == want,
+                    "{first} -> {second}: the restored run differs"
+                );
+            }
+        }
+    }
+}
