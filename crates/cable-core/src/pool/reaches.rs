@@ -40,9 +40,9 @@ fn count(n: usize) {
 /// `k`, inverse masses `w` and rest lengths `rest`: walks forward,
 /// remembering the last pinned particle. Starts from what the row before
 /// `rows` holds (valid: no row before `rows` changed), else from nothing.
-/// Returns the in-order `f64` sum of `rest` over `rows` and its maximum
-/// (from 0), computed in the same loop.
-fn toward_start(
+/// With `SUMS`, returns the in-order `f64` sum of `rest` over `rows` and
+/// its maximum (from 0), computed in the same loop (else zeros).
+fn toward_start<const SUMS: bool>(
     k: &mut [RowConst],
     w: &[f32],
     rest: &[f32],
@@ -72,8 +72,10 @@ fn toward_start(
             k[i].anchor[0] = if tethers { anchor } else { NO_ANCHOR };
         }
         k[i].reach[0] = reach;
-        sum += f64::from(rest[i]);
-        most = most.max(rest[i]);
+        if SUMS {
+            sum += f64::from(rest[i]);
+            most = most.max(rest[i]);
+        }
     }
     (sum, most)
 }
@@ -82,7 +84,7 @@ fn toward_start(
 /// what the row after `rows` holds (else from nothing). Returns what
 /// [`toward_start`] does, the sum still taken in row order (from the
 /// first row of `rows` up).
-fn toward_end(
+fn toward_end<const SUMS: bool>(
     k: &mut [RowConst],
     w: &[f32],
     rest: &[f32],
@@ -114,10 +116,12 @@ fn toward_end(
             k[i].anchor[1] = if tethers { anchor } else { NO_ANCHOR };
         }
         k[i].reach[1] = reach;
-        // The same rows in increasing order, for the sum.
-        let j = mirror - 1 - i;
-        sum += f64::from(rest[j]);
-        most = most.max(rest[j]);
+        if SUMS {
+            // The same rows in increasing order, for the sum.
+            let j = mirror - 1 - i;
+            sum += f64::from(rest[j]);
+            most = most.max(rest[j]);
+        }
     }
     (sum, most)
 }
@@ -149,8 +153,8 @@ impl ParticlePool {
         let rest = &self.rest[rows.clone()];
         let k = &mut self.row_const[rows];
         let n = k.len();
-        let (total, most) = toward_start(k, w, rest, params.tethers, 0..n);
-        toward_end(k, w, rest, params.tethers, 0..n);
+        let (total, most) = toward_start::<true>(k, w, rest, params.tethers, 0..n);
+        toward_end::<false>(k, w, rest, params.tethers, 0..n);
         bending(k, rest, params.bend_stiffness, 0..n);
         let inner_pins = w[1..n - 1].iter().filter(|&&w| w == 0.0).count();
         let r = &mut self.cables[rec];
@@ -196,9 +200,9 @@ impl ParticlePool {
         let changed = changed.min(n - 1);
         let (total, most) = if at_end {
             let from = n - 1 - changed;
-            toward_start(k, w, rest, params.tethers, from..n);
+            toward_start::<false>(k, w, rest, params.tethers, from..n);
             bending(k, rest, params.bend_stiffness, from.saturating_sub(1)..n);
-            toward_end(k, w, rest, params.tethers, 0..n)
+            toward_end::<true>(k, w, rest, params.tethers, 0..n)
         } else {
             // Rows after the changed segments moved: an anchor there (the
             // pinned end particle) moved with them.
@@ -210,9 +214,9 @@ impl ParticlePool {
                     }
                 }
             }
-            toward_end(k, w, rest, params.tethers, 0..changed);
+            toward_end::<false>(k, w, rest, params.tethers, 0..changed);
             bending(k, rest, params.bend_stiffness, 0..(changed + 1).min(n));
-            toward_start(k, w, rest, params.tethers, 0..n)
+            toward_start::<true>(k, w, rest, params.tethers, 0..n)
         };
         let r = &mut self.cables[rec];
         r.max_rest = most;
