@@ -3,7 +3,7 @@
 
 use glam::Vec3;
 
-use crate::cable::{CableDesc, CableHandle, End, bend_compliance};
+use crate::cable::{CableDesc, CableHandle, End};
 use crate::error::CableError;
 
 use super::revisions::CableRevisions;
@@ -116,6 +116,8 @@ impl ParticlePool {
             reel_rate: 0.0,
             winch_slipping: false,
             max_rest: 0.0,
+            rest_total: 0.0,
+            inner_pins: 0,
             sleep: SleepState::default(),
             revisions: CableRevisions::default(),
         };
@@ -133,69 +135,6 @@ impl ParticlePool {
         self.refresh_rows(self.cables.len() - 1);
         self.debug_check();
         Ok(handle)
-    }
-
-    /// Recomputes the derived [`RowConst`]s of cable record `rec` (tether
-    /// anchors and reaches, bending compliances) from its inverse masses,
-    /// rest lengths, links and parameters.
-    pub(super) fn refresh_rows(&mut self, rec: usize) {
-        let r = &self.cables[rec];
-        let rows = r.first..r.first + r.count;
-        let params = r.params;
-        let w = &self.inv_mass[rows.clone()];
-        let rest = &self.rest[rows.clone()];
-        let k = &mut self.row_const[rows];
-        let n = k.len();
-        // Towards the start: walk forward, remembering the last pinned particle.
-        let mut anchor = NO_ANCHOR;
-        let mut reach = 0.0f32;
-        for i in 0..n {
-            if i > 0 {
-                if k[i - 1].linked {
-                    reach += rest[i - 1];
-                } else {
-                    anchor = NO_ANCHOR;
-                }
-            }
-            if w[i] == 0.0 {
-                anchor = i as u32;
-                reach = 0.0;
-                k[i].anchor[0] = NO_ANCHOR;
-            } else {
-                k[i].anchor[0] = if params.tethers { anchor } else { NO_ANCHOR };
-            }
-            k[i].reach[0] = reach;
-        }
-        let mut anchor = NO_ANCHOR;
-        let mut reach = 0.0f32;
-        for i in (0..n).rev() {
-            if i + 1 < n {
-                if k[i].linked {
-                    reach += rest[i];
-                } else {
-                    anchor = NO_ANCHOR;
-                }
-            }
-            if w[i] == 0.0 {
-                anchor = i as u32;
-                reach = 0.0;
-                k[i].anchor[1] = NO_ANCHOR;
-            } else {
-                k[i].anchor[1] = if params.tethers { anchor } else { NO_ANCHOR };
-            }
-            k[i].reach[1] = reach;
-        }
-        for i in 0..n {
-            let inner = i > 0 && i + 1 < n && k[i - 1].linked && k[i].linked;
-            k[i].bend_compliance = if inner {
-                bend_compliance(rest[i - 1], rest[i], params.bend_stiffness)
-            } else {
-                0.0
-            };
-        }
-        // Not a params revision: the stepper's check bounds what a winch
-        // can do to the rest lengths (see `check_bend_for_substep`).
-        self.cables[rec].max_rest = rest.iter().copied().fold(0.0, f32::max);
     }
 
     pub(super) fn alloc_slot(&mut self) -> CableHandle {

@@ -17,6 +17,7 @@
 //! | `lent`, `lending` | the state columns a layout may hold between frames |
 //! | `sleep` | sleeping cables and waking them |
 //! | `reel` | the winch: paying out and reeling in |
+//! | `reaches` | derived row constants (tether reaches, bending), whole or after a winch turn |
 //! | `rows` | every cable's rows at once, for passes that couple cables |
 //! | `check` | invariant checks (`ParticlePool::validate`) |
 //! | `matching` | whether a restored pool is a run of a given scene |
@@ -35,6 +36,7 @@ mod lending;
 mod lent;
 mod matching;
 mod motion;
+mod reaches;
 mod reel;
 mod revisions;
 mod rows;

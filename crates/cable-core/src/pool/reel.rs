@@ -137,10 +137,7 @@ impl ParticlePool {
         if c.reel_rate != 0.0 {
             return Ok(false);
         }
-        let total: f64 = self.rest[c.first..c.first + c.count - 1]
-            .iter()
-            .map(|&r| f64::from(r))
-            .sum();
+        let total = c.rest_total;
         let target = f64::from(target_length);
         if (total - target).abs() > 1.0e-6 * target {
             return Ok(false);
@@ -273,10 +270,17 @@ impl ParticlePool {
                 c.first
             }
         };
-        let total: f64 = self.rest[first..first + count - 1]
-            .iter()
-            .map(|&r| f64::from(r))
-            .sum();
+        // The in-order sum of its rest lengths, kept by `refresh_rows` and
+        // `refresh_after_reel` (`ParticlePool::validate` checks it).
+        let total = self.cables[i].rest_total;
+        debug_assert_eq!(
+            total.to_bits(),
+            self.rest[first..first + count - 1]
+                .iter()
+                .map(|&r| f64::from(r))
+                .sum::<f64>()
+                .to_bits()
+        );
         let lo = f64::from(p.min_length.unwrap_or(0.0));
         let hi = f64::from(p.max_length.unwrap_or(f32::MAX));
         let wanted = total + f64::from(delta);
@@ -323,7 +327,7 @@ impl ParticlePool {
             // (`check_bend_for_substep`).
             let left = f64::from(self.rest[w1]) - 1.5 * f64::from(seg);
             self.rest[w1] = 1.5 * seg;
-            self.refresh_rows(i);
+            self.refresh_after_reel(i, at_end, k + 1, k as isize);
             self.debug_check();
             if k == room {
                 // Whole particles still wanted (at least one); saturating.
@@ -337,6 +341,7 @@ impl ParticlePool {
             return Ok((self.cables[i].count, bound));
         }
         // Reel in: merge the first two segments, as often as needed.
+        let before = self.cables[i].count;
         if at_end {
             self.remove_before_end(i, seg);
         } else {
@@ -344,7 +349,14 @@ impl ParticlePool {
         }
         let w2 = wi(self);
         self.rest[w2] = self.rest[w2].max(2.0 * crate::MIN_SEGMENT_LENGTH);
-        self.refresh_rows(i);
+        // Paid out (`k` rows inserted, the winch segment and the `k` new
+        // ones changed; no merge follows a split) or reeled in (rows
+        // removed, the merged winch segment changed).
+        match (k, before - self.cables[i].count) {
+            (0, gone) => self.refresh_after_reel(i, at_end, 1, -(gone as isize)),
+            (k, 0) => self.refresh_after_reel(i, at_end, k + 1, k as isize),
+            _ => self.refresh_rows(i),
+        }
         self.debug_check();
         Ok((self.cables[i].count, bound))
     }

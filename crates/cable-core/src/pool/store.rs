@@ -102,6 +102,17 @@ pub(crate) struct CableRecord {
     /// give the cable (`check_bend_for_substep`). Derived: not saved.
     #[cfg_attr(feature = "serde", serde(skip))]
     pub(crate) max_rest: f32,
+    /// Sum of the rest lengths of its segments, metres, in `f64`, added
+    /// in row order (what the winch bounds against `min_length` and
+    /// `max_length`), kept by `refresh_rows` and the winch. Derived: not
+    /// saved.
+    #[cfg_attr(feature = "serde", serde(skip))]
+    pub(crate) rest_total: f64,
+    /// Pinned particles other than its two ends, counted by
+    /// `refresh_rows`: with none, a winch turn refreshes its rows partly
+    /// (`refresh_after_reel`). Derived: not saved.
+    #[cfg_attr(feature = "serde", serde(skip))]
+    pub(crate) inner_pins: usize,
     /// Sleeping and visibility (see [`ParticlePool#sleeping-and-hidden-cables`]).
     pub(crate) sleep: SleepState,
     /// The pool revisions of the last edits of this cable's particle state
