@@ -44,6 +44,14 @@ pub struct Local<L: Lane> {
     m: L::M,
 }
 
+impl<L: Lane> Local<L> {
+    /// The lanes in local coordinates.
+    #[inline(always)]
+    pub fn lanes(&self) -> L::M {
+        self.m
+    }
+}
+
 /// Moves the lanes whose cable starts beyond [`FAR`] and that are not in
 /// `contact` into coordinates local to their first particle, with the
 /// carry added (see the module docs). `None` when no lane moved, which

@@ -143,6 +143,17 @@ impl<L: Lane> Newton<L> {
         self.tilde.extend((0..s.rows()).map(|i| s.pos(i)));
     }
 
+    /// Takes the positions of `s` as the prediction again in lanes `m`:
+    /// the lanes [`crate::kernel::origin::to_local`] just moved to local
+    /// coordinates (their positions are still the prediction, now local:
+    /// no contact candidate moved them since [`Newton::predict`]).
+    #[inline(always)]
+    pub fn predict_lanes<S: Store<L>>(&mut self, s: &S, m: L::M) {
+        for (i, t) in self.tilde.iter_mut().enumerate() {
+            *t = V3::select(m, s.pos(i), *t);
+        }
+    }
+
     /// Rows the band holds without growing (four per particle of the
     /// longest cable solved so far).
     #[must_use]

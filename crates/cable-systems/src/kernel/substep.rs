@@ -153,6 +153,10 @@ pub fn substep<L: Lane, S: Store<L>>(
         L::M::splat(false)
     };
     let local = crate::kernel::origin::to_local(s, contact);
+    if direct && let Some(l) = &local {
+        // The direct solver's prediction in the same coordinates.
+        scratch.newton.predict_lanes(s, l.lanes());
+    }
     let track = sh.track || b.track;
     if direct {
         // The direct solver's multipliers carry over from the last
