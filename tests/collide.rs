@@ -143,9 +143,7 @@ fn cable_drapes_over_sphere_and_rests_outside_it() {
 /// than Gauss-Seidel's, each segment within 5 % of its rest length.
 /// Measured, friction 0.6: worst segment +1.9 / +4.1 / 0 / +4.4 % (ball,
 /// capsule, plane, box) against Gauss-Seidel's +6.3 / +7.4 / 0 / +7.5 %;
-/// the rest comes from friction and the last push-out, after the last
-/// iteration. Before the
-/// direct solver took the contact's pushes into its prediction
+/// before the direct solver took the contact's pushes into its prediction
 /// (`Newton::contact_moved`): +14.6 / +17.6 / 0 / +22.9 %.
 #[test]
 fn the_direct_solver_drapes_over_every_shape_and_rests_outside_it() {
