@@ -35,6 +35,13 @@ use crate::kernel::store::Store;
 /// nothing a game can see, and results stay as they were.
 pub const FAR: f32 = 32.0;
 
+/// The lanes whose cable starts beyond [`FAR`] (`first`: the position of
+/// each lane's first particle).
+#[inline(always)]
+pub fn far<L: Lane>(first: V3<L>) -> L::M {
+    L::splat(FAR).lt(first.abs().max_element())
+}
+
 /// The lanes [`to_local`] moved and their origins, for [`to_world`].
 #[derive(Clone, Copy, Debug)]
 pub struct Local<L: Lane> {
@@ -59,7 +66,7 @@ impl<L: Lane> Local<L> {
 #[inline(always)]
 pub fn to_local<L: Lane, S: Store<L>>(s: &mut S, contact: L::M) -> Option<Local<L>> {
     let origin = s.pos(0);
-    let m = L::splat(FAR).lt(origin.abs().max_element()) & !contact;
+    let m = far(origin) & !contact;
     if m.none() {
         return None;
     }

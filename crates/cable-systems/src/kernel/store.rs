@@ -109,6 +109,11 @@ pub trait Store<L: Lane> {
     fn carry(&self, i: usize) -> V3<L>;
     /// Sets particle `i`'s carried rounding.
     fn set_carry(&mut self, i: usize, c: V3<L>);
+    /// The carry of particle `i`'s previous position
+    /// ([`cable_core::ParticlePool::carry_prev`]).
+    fn carry_prev(&self, i: usize) -> V3<L>;
+    /// Sets the carry of particle `i`'s previous position.
+    fn set_carry_prev(&mut self, i: usize, c: V3<L>);
     /// Inverse mass of row `i`.
     fn w(&self, i: usize) -> L;
     /// Row `i` is free (`w > 0`).
@@ -336,6 +341,14 @@ impl Store<f32> for cable_core::CableMut<'_> {
     #[inline(always)]
     fn set_carry(&mut self, i: usize, c: V3<f32>) {
         self.carry[i] = c.into();
+    }
+    #[inline(always)]
+    fn carry_prev(&self, i: usize) -> V3<f32> {
+        self.carry_prev[i].into()
+    }
+    #[inline(always)]
+    fn set_carry_prev(&mut self, i: usize, c: V3<f32>) {
+        self.carry_prev[i] = c.into();
     }
     #[inline(always)]
     fn w(&self, i: usize) -> f32 {

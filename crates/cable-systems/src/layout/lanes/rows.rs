@@ -15,6 +15,7 @@ pub(super) struct Rows<const W: usize> {
     pub(super) pos: Vec<V3<Fx<W>>>,
     pub(super) prev: Vec<V3<Fx<W>>>,
     pub(super) carry: Vec<V3<Fx<W>>>,
+    pub(super) carry_prev: Vec<V3<Fx<W>>>,
     pub(super) w: Vec<Fx<W>>,
     pub(super) free: Col<Mx<W>>,
     /// Distance (index 0) and bending (index 1) constraints, rigid.
@@ -140,7 +141,7 @@ impl<const W: usize> SameBits for Soft<Fx<W>> {
 }
 
 /// Most arrays [`Spans`] lists.
-pub(super) const SPANS: usize = 7;
+pub(super) const SPANS: usize = 8;
 
 /// The memory a bundle's substep first touches, as `(address, bytes)`
 /// of its row arrays (unused entries empty): what the bundle before it
@@ -242,6 +243,7 @@ impl<const W: usize> Rows<W> {
             span(&self.pos),
             span(&self.prev),
             span(&self.carry),
+            span(&self.carry_prev),
             span(self.free.stored()),
             span(self.rigid[0].stored()),
             span(self.soft[0].stored()),
@@ -282,6 +284,14 @@ impl<const W: usize> Store<Fx<W>> for Rows<W> {
     #[inline(always)]
     fn set_carry(&mut self, i: usize, c: V3<Fx<W>>) {
         self.carry[i] = c;
+    }
+    #[inline(always)]
+    fn carry_prev(&self, i: usize) -> V3<Fx<W>> {
+        self.carry_prev[i]
+    }
+    #[inline(always)]
+    fn set_carry_prev(&mut self, i: usize, c: V3<Fx<W>>) {
+        self.carry_prev[i] = c;
     }
     #[inline(always)]
     fn w(&self, i: usize) -> Fx<W> {
