@@ -114,6 +114,19 @@ pub trait Store<L: Lane> {
     fn carry_prev(&self, i: usize) -> V3<L>;
     /// Sets the carry of particle `i`'s previous position.
     fn set_carry_prev(&mut self, i: usize, c: V3<L>);
+    /// The lanes whose [`Store::carry_prev`] may be other than zero in
+    /// some row (all of them by default). Where it says no lane, the
+    /// integration of a block near the origin leaves that column alone
+    /// (which it would keep zero): `lanes8` keeps its rows of a frame
+    /// within the first-level cache that way.
+    #[inline(always)]
+    fn carry_prev_live(&self) -> L::M {
+        L::M::splat(true)
+    }
+    /// Records the lanes whose [`Store::carry_prev`] may be other than
+    /// zero after the integration wrote it. Does nothing by default.
+    #[inline(always)]
+    fn set_carry_prev_live(&mut self, _m: L::M) {}
     /// Inverse mass of row `i`.
     fn w(&self, i: usize) -> L;
     /// Row `i` is free (`w > 0`).

@@ -339,6 +339,23 @@ pub fn attach<L: Lane, S: Store<L>>(s: &mut S, b: &Block<L>) {
 pub fn integrate<L: Lane, S: Store<L>>(s: &mut S, b: &Block<L>) {
     let keep = b.keep;
     let far = crate::kernel::origin::far(s.pos(0));
+    if (far | s.carry_prev_live()).none() {
+        // Every lane near the origin with `carry_prev` zero, which stays
+        // so: the same formula without that column (bit for bit: c − 0
+        // is c), which the store may then keep out of the cache.
+        for i in 0..s.rows() {
+            let f = s.free(i);
+            let cur = s.pos(i);
+            let q = s.prev(i);
+            let step = (cur - q + s.carry(i)).scale(keep) + b.dacc;
+            let next = cur + step;
+            let lost = step - (next - cur);
+            s.set_pos(i, V3::select(f, next, cur));
+            s.set_prev(i, V3::select(f, cur, q));
+            s.set_carry(i, V3::select(f, lost, V3::zero()));
+        }
+        return;
+    }
     for i in 0..s.rows() {
         let f = s.free(i);
         let cur = s.pos(i);
@@ -362,6 +379,7 @@ pub fn integrate<L: Lane, S: Store<L>>(s: &mut S, b: &Block<L>) {
         s.set_carry(i, V3::select(f, lost, V3::zero()));
         s.set_carry_prev(i, V3::select(f & far, c, V3::zero()));
     }
+    s.set_carry_prev_live(far);
 }
 
 /// Runs `n` substeps of one cable in the pool's columns (the `Soa`

@@ -61,6 +61,7 @@ impl<const W: usize> Bundle<W> {
                 r.carry[row].set_lane(lane, c.carry[row]);
                 r.carry_prev[row].set_lane(lane, c.carry_prev[row]);
             }
+            r.carry_prev_live.set_lane(lane, live(&c.carry_prev[..]));
             if direct {
                 for (row, l) in r.lambda[0].iter_mut().enumerate() {
                     l.set_lane(lane, c.lambda[row]);
@@ -99,7 +100,9 @@ impl<const W: usize> Bundle<W> {
         r.w.resize(n, Fx::splat(0.0));
         r.free.clear();
         self.block = Block::default();
+        r.carry_prev_live = Mx::splat(false);
         for (lane, c) in lanes() {
+            r.carry_prev_live.set_lane(lane, live(&c.carry_prev[..]));
             for row in 0..n {
                 r.pos[row].set_lane(lane, c.pos[row]);
                 r.prev[row].set_lane(lane, c.prev[row]);
@@ -407,6 +410,15 @@ impl<const W: usize> Bundle<W> {
             self.scatter(&mut LaneViews(views), sh.track || sh.direct);
         }
     }
+}
+
+/// True when some carry of a previous position in `carry_prev` is other
+/// than zero (its bits: a −0 counts), what [`Store::carry_prev_live`]
+/// says of a lane.
+fn live(carry_prev: &[Vec3]) -> bool {
+    carry_prev
+        .iter()
+        .any(|c| c.to_array().iter().any(|x| x.to_bits() != 0))
 }
 
 /// Where [`Bundle::scatter`] copies lane `lane` of a bundle: its cable's
