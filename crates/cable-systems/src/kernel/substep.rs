@@ -356,17 +356,23 @@ pub fn integrate<L: Lane, S: Store<L>>(s: &mut S, b: &Block<L>) {
         }
         return;
     }
+    // Far out the step starts from the position in full, `p + carry`:
+    // `step − (−carry)`, which is `step + carry`; near, `step − 0`, which
+    // is `step` (a select after the sum kept more values live: spills).
+    let neg = L::splat(-1.0);
     for i in 0..s.rows() {
         let f = s.free(i);
+        let c = s.carry(i);
+        // What the last displacement's rounding dropped of it: the carry
+        // less the previous position's (zero near the origin).
+        let d = c - s.carry_prev(i);
+        s.set_carry_prev(i, V3::select(f & far, c, V3::zero()));
         let cur = s.pos(i);
         let q = s.prev(i);
-        let c = s.carry(i);
         // The last displacement in full: what the positions show plus what
-        // rounding them dropped (`carry_prev` zero near the origin).
-        let v = (cur - q + (c - s.carry_prev(i))).scale(keep);
-        let step = v + b.dacc;
-        // Far out the step starts from the position in full.
-        let step = V3::select(far, step + c, step);
+        // rounding them dropped.
+        let v = (cur - q + d).scale(keep);
+        let step = v + b.dacc - V3::select(far, c.scale(neg), V3::zero());
         let next = cur + step;
         // What rounding `next` to f32 drops of `step` (Fast2Sum's error
         // term: exact while |step| ≤ |cur|, and below the rounding of
@@ -377,7 +383,6 @@ pub fn integrate<L: Lane, S: Store<L>>(s: &mut S, b: &Block<L>) {
         s.set_pos(i, V3::select(f, next, cur));
         s.set_prev(i, V3::select(f, cur, q));
         s.set_carry(i, V3::select(f, lost, V3::zero()));
-        s.set_carry_prev(i, V3::select(f & far, c, V3::zero()));
     }
     s.set_carry_prev_live(far);
 }
