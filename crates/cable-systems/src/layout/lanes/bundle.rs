@@ -102,7 +102,7 @@ impl<const W: usize> Bundle<W> {
         self.block = Block::default();
         r.carry_prev_live = Mx::splat(false);
         for (lane, c) in lanes() {
-            r.carry_prev_live.set_lane(lane, live(&c.carry_prev[..]));
+            r.carry_prev_live.set_lane(lane, live(c.carry_prev));
             for row in 0..n {
                 r.pos[row].set_lane(lane, c.pos[row]);
                 r.prev[row].set_lane(lane, c.prev[row]);
