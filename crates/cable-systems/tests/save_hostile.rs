@@ -207,6 +207,18 @@ fn hand_edited_saves_are_refused_naming_the_place() {
         "carry: holds 3 rows",
     );
     refused(
+        |v| p(v)["carry_prev"][2][1] = json!(-5.0),
+        "carry_prev[2]: must be finite and within ±1 m per axis",
+    );
+    refused(
+        |v| p(v)["carry_prev"][1][2] = json!(1e39),
+        "carry_prev[1]: must be finite",
+    );
+    refused(
+        |v| p(v)["carry_prev"].as_array_mut().unwrap().truncate(3),
+        "carry_prev: holds 3 rows",
+    );
+    refused(
         |v| p(v)["inv_mass"][7] = json!(-1),
         "inv_mass[7]: must be finite and at least 0",
     );
@@ -310,6 +322,30 @@ fn hand_edited_saves_are_refused_naming_the_place() {
         |v| s(v)["substeps_run"] = json!(u64::MAX),
         "stepper.substeps_run: must be at most 2^53",
     );
+}
+
+#[test]
+fn a_save_without_the_previous_positions_carry_reads_with_zero() {
+    // Saves written before the column existed have no `carry_prev`.
+    let mut v: Value = serde_json::from_slice(&saved()).unwrap();
+    v["pool"]
+        .as_object_mut()
+        .unwrap()
+        .remove("carry_prev")
+        .unwrap();
+    let text = serde_json::to_vec(&v).unwrap();
+    let state = restore_state(text.as_slice()).expect("an older save reads");
+    for h in state.pool.handles() {
+        assert!(
+            state
+                .pool
+                .carry_prev(h)
+                .unwrap()
+                .iter()
+                .all(|c| *c == glam::Vec3::ZERO)
+        );
+    }
+    check_usable(state);
 }
 
 #[test]

@@ -112,7 +112,7 @@ impl ParticlePool {
     }
 
     /// Gives the pool a new revision for an edit of record `i`'s particle
-    /// state (positions, previous positions, carry) alone.
+    /// state (positions, previous positions, carries) alone.
     #[inline]
     pub(super) fn touch_state(&mut self, i: usize) {
         self.revisions.state(&mut self.cables[i].revisions);
@@ -337,6 +337,7 @@ impl ParticlePool {
             pos: &self.state.get().pos[rows.clone()],
             prev: &self.state.get().prev[rows.clone()],
             carry: &self.state.get().carry[rows.clone()],
+            carry_prev: &self.state.get().carry_prev[rows.clone()],
             inv_mass: &self.inv_mass[rows.clone()],
             rest: &self.rest[rows.clone()],
             row_const: &self.row_const[rows],
@@ -360,6 +361,9 @@ pub struct CableRef<'a> {
     /// What rounding dropped of each particle's last displacement, metres
     /// ([`ParticlePool::carry`]).
     pub carry: &'a [Vec3],
+    /// The carry of each particle's previous position, metres
+    /// ([`ParticlePool::carry_prev`]).
+    pub carry_prev: &'a [Vec3],
     /// Inverse masses; 0 = pinned.
     pub inv_mass: &'a [f32],
     /// Rest length of the segment starting at each row, metres; last entry 0.
@@ -386,6 +390,7 @@ impl CableMut<'_> {
             pos: self.pos,
             prev: self.prev,
             carry: self.carry,
+            carry_prev: self.carry_prev,
             inv_mass: self.inv_mass,
             rest: self.rest,
             row_const: self.row_const,

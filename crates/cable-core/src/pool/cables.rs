@@ -82,6 +82,7 @@ impl ParticlePool {
         st.pos.extend_from_slice(&geo.points);
         st.prev.extend_from_slice(&geo.points);
         st.carry.extend(std::iter::repeat_n(Vec3::ZERO, count));
+        st.carry_prev.extend(std::iter::repeat_n(Vec3::ZERO, count));
         st.lambda.extend(std::iter::repeat_n(0.0, count));
         st.lambda_bend.extend(std::iter::repeat_n(0.0, count));
         st.lambda_row.extend(std::iter::repeat_n([0.0; 3], count));
@@ -205,6 +206,7 @@ impl ParticlePool {
                 st.pos.copy_within(src.clone(), write);
                 st.prev.copy_within(src.clone(), write);
                 st.carry.copy_within(src.clone(), write);
+                st.carry_prev.copy_within(src.clone(), write);
                 self.inv_mass.copy_within(src.clone(), write);
                 self.rest.copy_within(src.clone(), write);
                 st.lambda.copy_within(src.clone(), write);
@@ -231,6 +233,7 @@ impl ParticlePool {
         st.pos.truncate(write);
         st.prev.truncate(write);
         st.carry.truncate(write);
+        st.carry_prev.truncate(write);
         self.row_const.truncate(write);
         st.lambda_row.truncate(write);
         self.garbage_rows = 0;

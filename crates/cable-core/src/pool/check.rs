@@ -62,8 +62,8 @@ impl ParticlePool {
     ///   and no other; the live particles fit the budget;
     /// - every value is finite and in range: positions and previous
     ///   positions (within ±[`MAX_STATE_COORDINATE`]), what rounding
-    ///   dropped from them (`carry`: within a metre, or a few f32 spacings
-    ///   of the coordinate), inverse masses (≥ 0), rest lengths (> 0 and at
+    ///   dropped from them (`carry` and `carry_prev`: within a metre, or a
+    ///   few f32 spacings of the coordinate), inverse masses (≥ 0), rest lengths (> 0 and at
     ///   most 1.5e7 within a cable, 0 on its last row, whose segment is
     ///   never linked), rest curvatures (0..=2e6), the multipliers, the
     ///   sleep timers (≥ 0); each cable's
@@ -129,6 +129,7 @@ impl ParticlePool {
         for (name, len) in [
             ("prev", self.state.get().prev.len()),
             ("carry", self.state.get().carry.len()),
+            ("carry_prev", self.state.get().carry_prev.len()),
             ("inv_mass", self.inv_mass.len()),
             ("rest", self.rest.len()),
             ("lambda", self.state.get().lambda.len()),
@@ -303,6 +304,19 @@ impl ParticlePool {
                 format!(
                     "must be finite and within ±1 m per axis, or within ±2^-18 of the position's or previous position's coordinate where that is larger (what rounding drops is a few of its spacings), got {}",
                     st.carry[i]
+                ),
+            ));
+        }
+        // The previous position's carry was the carry a substep before:
+        // the same bound.
+        if let Some(i) = (0..st.carry_prev.len())
+            .find(|&i| !carry_in_range(st.carry_prev[i], st.pos[i], st.prev[i]))
+        {
+            return Err(bad(
+                format!("carry_prev[{i}]"),
+                format!(
+                    "must be finite and within ±1 m per axis, or within ±2^-18 of the position's or previous position's coordinate where that is larger (what rounding drops is a few of its spacings), got {}",
+                    st.carry_prev[i]
                 ),
             ));
         }

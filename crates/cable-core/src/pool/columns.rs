@@ -24,6 +24,7 @@ impl ParticlePool {
             .iter()
             .chain(&self.state.get().prev)
             .chain(&self.state.get().carry)
+            .chain(&self.state.get().carry_prev)
             .all(|p| p.is_finite())
     }
 
@@ -45,6 +46,7 @@ impl ParticlePool {
             pos: &mut st.pos,
             prev: &mut st.prev,
             carry: &mut st.carry,
+            carry_prev: &mut st.carry_prev,
             inv_mass: &self.inv_mass,
             rest: &self.rest,
             lambda: &mut st.lambda,
@@ -74,6 +76,7 @@ impl ParticlePool {
         debug_assert!(
             self.state.get().prev.len() == n
                 && self.state.get().carry.len() == n
+                && self.state.get().carry_prev.len() == n
                 && self.inv_mass.len() == n
                 && self.rest.len() == n
                 && self.state.get().lambda.len() == n
@@ -98,6 +101,7 @@ pub struct Columns<'a> {
     pos: &'a mut [Vec3],
     prev: &'a mut [Vec3],
     carry: &'a mut [Vec3],
+    carry_prev: &'a mut [Vec3],
     inv_mass: &'a [f32],
     rest: &'a [f32],
     lambda: &'a mut [f32],
@@ -128,13 +132,15 @@ impl<'a> Iterator for IntoCables<'a> {
         let (pos, pos1) = std::mem::take(&mut r.pos).split_at_mut(n);
         let (prev, prev1) = std::mem::take(&mut r.prev).split_at_mut(n);
         let (carry, carry1) = std::mem::take(&mut r.carry).split_at_mut(n);
+        let (carry_prev, carry_prev1) = std::mem::take(&mut r.carry_prev).split_at_mut(n);
         let (inv_mass, inv_mass1) = r.inv_mass.split_at(n);
         let (rest, rest1) = r.rest.split_at(n);
         let (lambda, lambda1) = std::mem::take(&mut r.lambda).split_at_mut(n);
         let (lambda_bend, lambda_bend1) = std::mem::take(&mut r.lambda_bend).split_at_mut(n);
         let (row_const, row_const1) = r.row_const.split_at(n);
         let (lambda_row, lambda_row1) = std::mem::take(&mut r.lambda_row).split_at_mut(n);
-        (r.pos, r.prev, r.carry, r.inv_mass, r.rest) = (pos1, prev1, carry1, inv_mass1, rest1);
+        (r.pos, r.prev, r.carry, r.carry_prev) = (pos1, prev1, carry1, carry_prev1);
+        (r.inv_mass, r.rest) = (inv_mass1, rest1);
         (r.lambda, r.lambda_bend, r.row_const, r.lambda_row) =
             (lambda1, lambda_bend1, row_const1, lambda_row1);
         r.cables = cables;
@@ -145,6 +151,7 @@ impl<'a> Iterator for IntoCables<'a> {
             pos,
             prev,
             carry,
+            carry_prev,
             inv_mass,
             rest,
             lambda,
@@ -179,6 +186,9 @@ pub struct CableMut<'a> {
     /// position dropped (metres): the velocity is `pos - prev + carry`
     /// ([`ParticlePool::carry`]).
     pub carry: &'a mut [Vec3],
+    /// The carry of each particle's previous position (metres,
+    /// [`ParticlePool::carry_prev`]).
+    pub carry_prev: &'a mut [Vec3],
     /// Inverse masses; 0 = pinned.
     pub inv_mass: &'a [f32],
     /// Rest length of the segment starting at each row; last entry 0.
@@ -227,6 +237,7 @@ impl<'a> Columns<'a> {
         let (p0, p1) = self.pos.split_at_mut(row);
         let (q0, q1) = self.prev.split_at_mut(row);
         let (e0, e1) = self.carry.split_at_mut(row);
+        let (f0, f1) = self.carry_prev.split_at_mut(row);
         let (w0, w1) = self.inv_mass.split_at(row);
         let (r0, r1) = self.rest.split_at(row);
         let (l0, l1) = self.lambda.split_at_mut(row);
@@ -240,6 +251,7 @@ impl<'a> Columns<'a> {
                 pos: p0,
                 prev: q0,
                 carry: e0,
+                carry_prev: f0,
                 inv_mass: w0,
                 rest: r0,
                 lambda: l0,
@@ -255,6 +267,7 @@ impl<'a> Columns<'a> {
                 pos: p1,
                 prev: q1,
                 carry: e1,
+                carry_prev: f1,
                 inv_mass: w1,
                 rest: r1,
                 lambda: l1,

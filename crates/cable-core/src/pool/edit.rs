@@ -54,6 +54,7 @@ impl ParticlePool {
         self.wake_record(i);
         // The caller sets the velocity: no rounding of the last update to carry.
         self.state.get_mut().carry[rows.clone()].fill(Vec3::ZERO);
+        self.state.get_mut().carry_prev[rows.clone()].fill(Vec3::ZERO);
         Ok(&mut self.state.get_mut().prev[rows])
     }
 
@@ -61,17 +62,35 @@ impl ParticlePool {
     /// position to f32 dropped, metres.
     ///
     /// A particle's velocity over the last substep `h` is
-    /// `(pos - prev + carry) / h`. Far from the origin a position update of
-    /// a few millimetres is rounded to the spacing of f32 coordinates
-    /// (0.06 mm at 1 km, 1 mm at 10 km); the integrator keeps what it drops
-    /// here and adds it to the next update, so the rounding never becomes
-    /// velocity. Zero after [`ParticlePool::prev_positions_mut`]; set by
+    /// `(pos - prev + carry - carry_prev) / h` (see
+    /// [`ParticlePool::carry_prev`], zero near the origin). Far from the
+    /// origin a position update of a few millimetres is rounded to the
+    /// spacing of f32 coordinates (0.06 mm at 1 km, 1 mm at 10 km); the
+    /// integrator keeps what it drops here and adds it to the next update,
+    /// so the rounding never becomes velocity, and for a cable whose first
+    /// particle is more than 32 m from the origin the position the
+    /// simulation works with is `pos + carry`, so the rounding never moves
+    /// it either. Zero after [`ParticlePool::prev_positions_mut`]; set by
     /// [`ParticlePool::set_velocity`] so the velocity it gives is exact.
     ///
     /// # Errors
     /// [`CableError::StaleHandle`] when the handle is not live.
     pub fn carry(&self, handle: CableHandle) -> Result<&[Vec3], CableError> {
         Ok(&self.state.get().carry[self.rows(handle)?])
+    }
+
+    /// The carry ([`ParticlePool::carry`]) of each particle's previous
+    /// position, metres: for a cable whose first particle is more than
+    /// 32 m from the origin the previous position the simulation works
+    /// with is `prev + carry_prev`. Zero near the origin, where the
+    /// previous position is taken as stored, and after
+    /// [`ParticlePool::prev_positions_mut`] and
+    /// [`ParticlePool::set_velocity`].
+    ///
+    /// # Errors
+    /// [`CableError::StaleHandle`] when the handle is not live.
+    pub fn carry_prev(&self, handle: CableHandle) -> Result<&[Vec3], CableError> {
+        Ok(&self.state.get().carry_prev[self.rows(handle)?])
     }
 
     /// Inverse masses (0 = pinned) of a cable's particles.

@@ -36,6 +36,9 @@ pub struct ParticleState {
     /// What rounding dropped of each particle's last displacement, metres
     /// ([`ParticlePool::carry`](crate::ParticlePool::carry)).
     pub carry: Vec<Vec3>,
+    /// The carry of each particle's previous position, metres
+    /// ([`ParticlePool::carry_prev`](crate::ParticlePool::carry_prev)).
+    pub carry_prev: Vec<Vec3>,
     /// XPBD multipliers of the distance constraints.
     pub lambda: Vec<f32>,
     /// XPBD multipliers of the bending constraints.

@@ -120,6 +120,7 @@ impl ParticlePool {
                 // What rounding `prev` dropped: far from the origin the
                 // velocity is still `v` to f32 precision.
                 st.carry[r] = step - (st.pos[r] - st.prev[r]);
+                st.carry_prev[r] = Vec3::ZERO;
             }
         }
         Ok(())

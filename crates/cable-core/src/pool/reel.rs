@@ -406,6 +406,8 @@ impl ParticlePool {
             .splice(gap.clone(), std::iter::repeat_n(Vec3::ZERO, k));
         st.carry
             .splice(gap.clone(), std::iter::repeat_n(Vec3::ZERO, k));
+        st.carry_prev
+            .splice(gap.clone(), std::iter::repeat_n(Vec3::ZERO, k));
         st.lambda.splice(gap.clone(), std::iter::repeat_n(0.0, k));
         st.lambda_bend
             .splice(gap.clone(), std::iter::repeat_n(0.0, k));
@@ -432,6 +434,7 @@ impl ParticlePool {
         st.pos.drain(gone.clone());
         st.prev.drain(gone.clone());
         st.carry.drain(gone.clone());
+        st.carry_prev.drain(gone.clone());
         st.lambda.drain(gone.clone());
         st.lambda_bend.drain(gone.clone());
         st.lambda_row.drain(gone.clone());
@@ -712,6 +715,7 @@ mod tests {
             st.pos.insert(at, pos);
             st.prev.insert(at, prev);
             st.carry.insert(at, Vec3::ZERO);
+            st.carry_prev.insert(at, Vec3::ZERO);
             st.lambda.insert(at, 0.0);
             st.lambda_bend.insert(at, 0.0);
             st.lambda_row.insert(at, [0.0; 3]);
@@ -737,6 +741,7 @@ mod tests {
             st.pos.remove(at);
             st.prev.remove(at);
             st.carry.remove(at);
+            st.carry_prev.remove(at);
             st.lambda.remove(at);
             st.lambda_bend.remove(at);
             st.lambda_row.remove(at);
@@ -753,7 +758,7 @@ mod tests {
     fn bits(pool: &mut ParticlePool) -> Vec<u32> {
         let mut out = Vec::new();
         let st = pool.state.get_mut();
-        for v in [&st.pos, &st.prev, &st.carry] {
+        for v in [&st.pos, &st.prev, &st.carry, &st.carry_prev] {
             out.extend(v.iter().flat_map(|p| p.to_array().map(f32::to_bits)));
         }
         for v in [&st.lambda, &st.lambda_bend, &pool.inv_mass, &pool.rest] {

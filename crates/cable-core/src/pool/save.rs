@@ -48,6 +48,7 @@ struct PoolOut<'a> {
     pos: &'a [Vec3],
     prev: &'a [Vec3],
     carry: &'a [Vec3],
+    carry_prev: &'a [Vec3],
     inv_mass: &'a [f32],
     rest: &'a [f32],
     kappa0: RowField<'a, f32>,
@@ -71,6 +72,11 @@ struct PoolIn {
     /// Absent in saves from before the column existed: zero.
     #[serde(default)]
     carry: Vec<Vec3>,
+    /// Absent in saves from before the column existed: zero (far from the
+    /// origin the first substep after the restore then takes the previous
+    /// position as stored, a difference of a spacing of its coordinates).
+    #[serde(default)]
+    carry_prev: Vec<Vec3>,
     inv_mass: Vec<f32>,
     rest: Vec<f32>,
     kappa0: Vec<f32>,
@@ -98,6 +104,7 @@ impl Serialize for ParticlePool {
             pos: &self.state.get().pos,
             prev: &self.state.get().prev,
             carry: &self.state.get().carry,
+            carry_prev: &self.state.get().carry_prev,
             inv_mass: &self.inv_mass,
             rest: &self.rest,
             kappa0: RowField(&self.row_const, |k| k.kappa0),
@@ -159,6 +166,11 @@ impl ParticlePool {
                     vec![glam::Vec3::ZERO; n]
                 } else {
                     s.carry
+                },
+                carry_prev: if s.carry_prev.is_empty() {
+                    vec![glam::Vec3::ZERO; n]
+                } else {
+                    s.carry_prev
                 },
                 lambda: s.lambda,
                 lambda_bend: s.lambda_bend,

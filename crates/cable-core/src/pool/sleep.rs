@@ -175,7 +175,8 @@ impl ParticlePool {
                 let rows = rec.first..rec.first + rec.count;
                 let st = self.state.get_mut();
                 st.prev[rows.clone()].copy_from_slice(&st.pos[rows.clone()]);
-                self.state.get_mut().carry[rows].fill(glam::Vec3::ZERO);
+                self.state.get_mut().carry[rows.clone()].fill(glam::Vec3::ZERO);
+                self.state.get_mut().carry_prev[rows].fill(glam::Vec3::ZERO);
             }
         }
         self.touch();

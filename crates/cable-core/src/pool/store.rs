@@ -197,8 +197,8 @@ pub(super) struct Slot {
 /// Every particle of every cable, stored as structure-of-arrays columns.
 ///
 /// # Invariant
-/// `pos`, `prev`, `carry`, `inv_mass`, `rest`, `lambda` and `lambda_bend`
-/// always have the same length; row `i` of each is particle `i`. A cable owns the
+/// `pos`, `prev`, `carry`, `carry_prev`, `inv_mass`, `rest`, `lambda` and
+/// `lambda_bend` always have the same length; row `i` of each is particle `i`. A cable owns the
 /// contiguous rows `first..first + count`, cables lie in the columns in the
 /// order they were added, and `rest[r]` is the rest length of the segment
 /// from row `r` to row `r + 1` (0 on a cable's last row). Only
@@ -275,7 +275,7 @@ pub(super) struct Slot {
 pub struct ParticlePool {
     /// Identity carried by the handles this pool issues.
     pub(super) id: u32,
-    /// The columns a step changes (positions, previous positions, carry,
+    /// The columns a step changes (positions, previous positions, carries,
     /// multipliers), possibly lent to a layout ([`ParticlePool::lend_state`]).
     pub(super) state: lent::Lent,
     pub(super) inv_mass: Vec<f32>,

@@ -183,7 +183,11 @@ impl ParticlePool {
         self.state.get_mut().prev[rows.clone()].copy_from_slice(&prev);
         // The carried rounding is a displacement: it turns with the cable,
         // and a cable laid at rest has none.
-        for c in &mut self.state.get_mut().carry[rows] {
+        let st = self.state.get_mut();
+        for c in st.carry[rows.clone()]
+            .iter_mut()
+            .chain(&mut st.carry_prev[rows])
+        {
             *c = match p.teleport_mode {
                 TeleportMode::Move => turn * *c,
                 TeleportMode::Reset => Vec3::ZERO,

@@ -3,10 +3,13 @@
 //! Positions are f32 world coordinates, only as fine as the f32 spacing
 //! where the cable is (0.06 mm at 1 km, 1 mm at 10 km). The integration
 //! keeps what rounding drops ([`Store::carry`]: the part of the last
-//! substep's step that the stored position does not show), so velocities
-//! stay exact. The constraint corrections were rounded to that spacing
-//! too, and nothing kept the rest: a 1 m pendulum 1 km out at 240 Hz swung
-//! with a period of 3.05 s instead of 2.009 s, then stopped at 8.9°.
+//! substep's step that the stored position does not show, and
+//! [`Store::carry_prev`], the previous position's), so for the lanes
+//! beyond [`FAR`] velocities and positions stay exact (step 2 of
+//! [`crate::kernel::substep`]). The constraint corrections were rounded
+//! to that spacing too, and nothing kept the rest: a 1 m pendulum 1 km
+//! out at 240 Hz swung with a period of 3.05 s instead of 2.009 s, then
+//! stopped at 8.9°.
 //!
 //! So a lane whose cable starts more than [`FAR`] metres from the origin,
 //! and that has no contact candidate this substep, is solved in
@@ -35,6 +38,13 @@ use crate::kernel::store::Store;
 /// nothing a game can see, and results stay as they were.
 pub const FAR: f32 = 32.0;
 
+/// The lanes whose cable starts beyond [`FAR`] (`first`: the position of
+/// each lane's first particle).
+#[inline(always)]
+pub fn far<L: Lane>(first: V3<L>) -> L::M {
+    L::splat(FAR).lt(first.abs().max_element())
+}
+
 /// The lanes [`to_local`] moved and their origins, for [`to_world`].
 #[derive(Clone, Copy, Debug)]
 pub struct Local<L: Lane> {
@@ -59,7 +69,7 @@ impl<L: Lane> Local<L> {
 #[inline(always)]
 pub fn to_local<L: Lane, S: Store<L>>(s: &mut S, contact: L::M) -> Option<Local<L>> {
     let origin = s.pos(0);
-    let m = L::splat(FAR).lt(origin.abs().max_element()) & !contact;
+    let m = far(origin) & !contact;
     if m.none() {
         return None;
     }

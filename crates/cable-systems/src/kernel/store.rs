@@ -109,6 +109,24 @@ pub trait Store<L: Lane> {
     fn carry(&self, i: usize) -> V3<L>;
     /// Sets particle `i`'s carried rounding.
     fn set_carry(&mut self, i: usize, c: V3<L>);
+    /// The carry of particle `i`'s previous position
+    /// ([`cable_core::ParticlePool::carry_prev`]).
+    fn carry_prev(&self, i: usize) -> V3<L>;
+    /// Sets the carry of particle `i`'s previous position.
+    fn set_carry_prev(&mut self, i: usize, c: V3<L>);
+    /// The lanes whose [`Store::carry_prev`] may be other than zero in
+    /// some row (all of them by default). Where it says no lane, the
+    /// integration of a block near the origin leaves that column alone
+    /// (which it would keep zero): `lanes8` keeps its rows of a frame
+    /// within the first-level cache that way.
+    #[inline(always)]
+    fn carry_prev_live(&self) -> L::M {
+        L::M::splat(true)
+    }
+    /// Records the lanes whose [`Store::carry_prev`] may be other than
+    /// zero after the integration wrote it. Does nothing by default.
+    #[inline(always)]
+    fn set_carry_prev_live(&mut self, _m: L::M) {}
     /// Inverse mass of row `i`.
     fn w(&self, i: usize) -> L;
     /// Row `i` is free (`w > 0`).
@@ -336,6 +354,14 @@ impl Store<f32> for cable_core::CableMut<'_> {
     #[inline(always)]
     fn set_carry(&mut self, i: usize, c: V3<f32>) {
         self.carry[i] = c.into();
+    }
+    #[inline(always)]
+    fn carry_prev(&self, i: usize) -> V3<f32> {
+        self.carry_prev[i].into()
+    }
+    #[inline(always)]
+    fn set_carry_prev(&mut self, i: usize, c: V3<f32>) {
+        self.carry_prev[i] = c.into();
     }
     #[inline(always)]
     fn w(&self, i: usize) -> f32 {

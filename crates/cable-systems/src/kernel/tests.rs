@@ -155,6 +155,12 @@ impl<S: Store<f32>> Store<f32> for Counting<'_, S> {
     fn set_carry(&mut self, i: usize, c: V3<f32>) {
         self.s.set_carry(i, c);
     }
+    fn carry_prev(&self, i: usize) -> V3<f32> {
+        self.s.carry_prev(i)
+    }
+    fn set_carry_prev(&mut self, i: usize, c: V3<f32>) {
+        self.s.set_carry_prev(i, c);
+    }
     fn w(&self, i: usize) -> f32 {
         self.s.w(i)
     }

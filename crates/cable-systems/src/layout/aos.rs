@@ -25,6 +25,9 @@ pub struct AosParticle {
     /// What rounding dropped of the last displacement, metres
     /// ([`cable_core::ParticlePool::carry`]).
     pub carry: Vec3,
+    /// The carry of the previous position, metres
+    /// ([`cable_core::ParticlePool::carry_prev`]).
+    pub carry_prev: Vec3,
     /// Inverse mass, 1/kg; 0 = pinned.
     pub inv_mass: f32,
     /// Rest length of the segment to the next particle, metres (0 on the last).
@@ -45,6 +48,7 @@ impl Default for AosParticle {
             pos: Vec3::ZERO,
             prev: Vec3::ZERO,
             carry: Vec3::ZERO,
+            carry_prev: Vec3::ZERO,
             inv_mass: 0.0,
             rest: 0.0,
             lambda: 0.0,
@@ -104,6 +108,14 @@ impl Store<f32> for AosCable {
     #[inline(always)]
     fn set_carry(&mut self, i: usize, c: V3<f32>) {
         self.particles[i].carry = c.into();
+    }
+    #[inline(always)]
+    fn carry_prev(&self, i: usize) -> V3<f32> {
+        self.particles[i].carry_prev.into()
+    }
+    #[inline(always)]
+    fn set_carry_prev(&mut self, i: usize, c: V3<f32>) {
+        self.particles[i].carry_prev = c.into();
     }
     #[inline(always)]
     fn w(&self, i: usize) -> f32 {
@@ -247,6 +259,7 @@ pub fn advance(
                 pos: c.pos[r],
                 prev: c.prev[r],
                 carry: c.carry[r],
+                carry_prev: c.carry_prev[r],
                 inv_mass: c.inv_mass[r],
                 rest: c.rest[r],
                 // The direct solver's warm start (unused by the others,
@@ -279,16 +292,18 @@ pub fn advance(
     let cables = &world.cables;
     let direct = sh.direct;
     pool.par_for_each_cable_indexed(|i, c| {
-        for (((p, q), e), s) in c
+        for ((((p, q), e), f), s) in c
             .pos
             .iter_mut()
             .zip(c.prev.iter_mut())
             .zip(c.carry.iter_mut())
+            .zip(c.carry_prev.iter_mut())
             .zip(&cables[i].particles)
         {
             *p = s.pos;
             *q = s.prev;
             *e = s.carry;
+            *f = s.carry_prev;
         }
         let p = &cables[i].params;
         if track || direct || p.break_tension.is_some() || p.reel_force.is_some() {

@@ -80,15 +80,19 @@ impl<L: Lane> Contacts<L> {
         st.set_pos(i, V3::select(m, moved, p));
         // Friction decided this particle's motion: no rounding of the
         // free motion to carry into the next substep (far from the
-        // origin it would make a stuck cable creep).
+        // origin it would make a stuck cable creep), the positions as
+        // stored.
         let carry = st.carry(i);
+        let carry_prev = st.carry_prev(i);
         st.set_carry(i, V3::select(m, V3::zero(), carry));
+        st.set_carry_prev(i, V3::select(m, V3::zero(), carry_prev));
         if self.forces && self.touches {
             // Forces (when measured) go to the collider that last
             // pushed the particle: friction's move, and the motion the
-            // dropped carry held (far from the origin a substep's
+            // dropped carries held (far from the origin a substep's
             // h²·g can be all carry, the position never moving).
-            self.load_by(self.touch[i], m, st.w(i), moved, moved - p - carry);
+            let held = carry - carry_prev;
+            self.load_by(self.touch[i], m, st.w(i), moved, moved - p - held);
         }
     }
 }

@@ -11,6 +11,7 @@ struct Pts<const W: usize = 8> {
     free: Vec<Mx<W>>,
     prev: Vec<V3<Fx<W>>>,
     carry: Vec<V3<Fx<W>>>,
+    carry_prev: Vec<V3<Fx<W>>>,
 }
 
 impl<const W: usize> Pts<W> {
@@ -21,6 +22,7 @@ impl<const W: usize> Pts<W> {
             free: vec![Mx::splat(true); rows],
             prev: vec![V3::zero(); rows],
             carry: vec![V3::splat(Vec3::splat(carry)); rows],
+            carry_prev: vec![V3::zero(); rows],
         }
     }
 }
@@ -49,6 +51,12 @@ impl<const W: usize> Store<Fx<W>> for Pts<W> {
     }
     fn set_carry(&mut self, i: usize, c: V3<Fx<W>>) {
         self.carry[i] = c;
+    }
+    fn carry_prev(&self, i: usize) -> V3<Fx<W>> {
+        self.carry_prev[i]
+    }
+    fn set_carry_prev(&mut self, i: usize, c: V3<Fx<W>>) {
+        self.carry_prev[i] = c;
     }
     fn w(&self, _: usize) -> Fx<W> {
         unreachable!()
@@ -204,6 +212,7 @@ fn axis_plane_contact_is_the_dot_product_form() {
         free: vec![Mx::splat(true); rows],
         prev: Vec::new(),
         carry: Vec::new(),
+        carry_prev: Vec::new(),
     };
     for i in 0..rows {
         for l in 0..8 {

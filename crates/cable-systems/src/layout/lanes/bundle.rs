@@ -42,7 +42,7 @@ impl<const W: usize> Bundle<W> {
         }
     }
 
-    /// Copies the particle state (positions, previous positions, carry) of
+    /// Copies the particle state (positions, previous positions, carries) of
     /// the `stale` lanes from their views: a cable edited alone
     /// ([`ParticlePool::state_edits_since`]) costs its own rows, not a
     /// gather of the whole pool.
@@ -59,7 +59,9 @@ impl<const W: usize> Bundle<W> {
                 r.pos[row].set_lane(lane, c.pos[row]);
                 r.prev[row].set_lane(lane, c.prev[row]);
                 r.carry[row].set_lane(lane, c.carry[row]);
+                r.carry_prev[row].set_lane(lane, c.carry_prev[row]);
             }
+            r.carry_prev_live.set_lane(lane, live(&c.carry_prev[..]));
             if direct {
                 for (row, l) in r.lambda[0].iter_mut().enumerate() {
                     l.set_lane(lane, c.lambda[row]);
@@ -87,6 +89,8 @@ impl<const W: usize> Bundle<W> {
         r.prev.clear();
         r.carry.clear();
         r.carry.resize(n, V3::zero());
+        r.carry_prev.clear();
+        r.carry_prev.resize(n, V3::zero());
         for row in 0..n {
             let p = V3::new(Fx::splat(row as f32), Fx::splat(0.0), Fx::splat(0.0));
             r.pos.push(p);
@@ -96,11 +100,14 @@ impl<const W: usize> Bundle<W> {
         r.w.resize(n, Fx::splat(0.0));
         r.free.clear();
         self.block = Block::default();
+        r.carry_prev_live = Mx::splat(false);
         for (lane, c) in lanes() {
+            r.carry_prev_live.set_lane(lane, live(c.carry_prev));
             for row in 0..n {
                 r.pos[row].set_lane(lane, c.pos[row]);
                 r.prev[row].set_lane(lane, c.prev[row]);
                 r.carry[row].set_lane(lane, c.carry[row]);
+                r.carry_prev[row].set_lane(lane, c.carry_prev[row]);
                 r.w[row].set_lane(lane, c.inv_mass[row]);
             }
             self.block.set_lane(lane, c.params, c.attach, n, params);
@@ -300,7 +307,7 @@ impl<const W: usize> Bundle<W> {
     pub(super) fn scatter(&self, dst: &mut impl Dst, track: bool) {
         let r = &self.rows;
         let n = r.pos.len();
-        let mut buf = [[[Vec3::ZERO; SCATTER_ROWS]; W]; 3];
+        let mut buf = [[[Vec3::ZERO; SCATTER_ROWS]; W]; 4];
         // Ask for the pool's lines first, all of them at once: loads that
         // do not depend on each other are in flight together, where a store
         // to a cold line waits for its line before the next store's miss
@@ -316,7 +323,8 @@ impl<const W: usize> Bundle<W> {
         std::hint::black_box(touched);
         for r0 in (0..n).step_by(SCATTER_ROWS) {
             let rows = r0..n.min(r0 + SCATTER_ROWS);
-            for (buf, col) in buf.iter_mut().zip([&r.pos, &r.prev, &r.carry]) {
+            let cols = [&r.pos, &r.prev, &r.carry, &r.carry_prev];
+            for (buf, col) in buf.iter_mut().zip(cols) {
                 for (i, v) in col[rows.clone()].iter().enumerate() {
                     // Four lanes at a time (bundles are 8 or 32 wide):
                     // three 4-wide loads, then four `Vec3`s. Lane by lane,
@@ -404,12 +412,21 @@ impl<const W: usize> Bundle<W> {
     }
 }
 
+/// True when some carry of a previous position in `carry_prev` is other
+/// than zero (its bits: a −0 counts), what [`Store::carry_prev_live`]
+/// says of a lane.
+fn live(carry_prev: &[Vec3]) -> bool {
+    carry_prev
+        .iter()
+        .any(|c| c.to_array().iter().any(|x| x.to_bits() != 0))
+}
+
 /// Where [`Bundle::scatter`] copies lane `lane` of a bundle: its cable's
 /// rows of the pool's state.
 pub(super) trait Dst {
-    /// Rows `rows` of the lane's positions, previous positions and carry;
-    /// `None` for a padding lane.
-    fn rows(&mut self, lane: usize, rows: Range<usize>) -> Option<[&mut [Vec3]; 3]>;
+    /// Rows `rows` of the lane's positions, previous positions and
+    /// carries; `None` for a padding lane.
+    fn rows(&mut self, lane: usize, rows: Range<usize>) -> Option<[&mut [Vec3]; 4]>;
     /// The lane's `n` distance and row multipliers; `None` for padding.
     fn multipliers(&mut self, lane: usize, n: usize) -> Option<(&mut [f32], &mut [[f32; 3]])>;
 }
@@ -418,12 +435,13 @@ pub(super) trait Dst {
 pub(super) struct LaneViews<'a, 'b>(pub(super) &'a mut [Option<CableMut<'b>>]);
 
 impl Dst for LaneViews<'_, '_> {
-    fn rows(&mut self, lane: usize, rows: Range<usize>) -> Option<[&mut [Vec3]; 3]> {
+    fn rows(&mut self, lane: usize, rows: Range<usize>) -> Option<[&mut [Vec3]; 4]> {
         let c = self.0.get_mut(lane)?.as_mut()?;
         Some([
             &mut c.pos[rows.clone()],
             &mut c.prev[rows.clone()],
-            &mut c.carry[rows],
+            &mut c.carry[rows.clone()],
+            &mut c.carry_prev[rows],
         ])
     }
     fn multipliers(&mut self, lane: usize, _: usize) -> Option<(&mut [f32], &mut [[f32; 3]])> {
@@ -440,14 +458,15 @@ pub(super) struct PoolRows<'a> {
 }
 
 impl Dst for PoolRows<'_> {
-    fn rows(&mut self, lane: usize, rows: Range<usize>) -> Option<[&mut [Vec3]; 3]> {
+    fn rows(&mut self, lane: usize, rows: Range<usize>) -> Option<[&mut [Vec3]; 4]> {
         let a = *self.at.get(lane).filter(|&&a| a != SCALAR)? as usize;
         let rows = a + rows.start..a + rows.end;
         let st = &mut *self.st;
         Some([
             &mut st.pos[rows.clone()],
             &mut st.prev[rows.clone()],
-            &mut st.carry[rows],
+            &mut st.carry[rows.clone()],
+            &mut st.carry_prev[rows],
         ])
     }
     fn multipliers(&mut self, lane: usize, n: usize) -> Option<(&mut [f32], &mut [[f32; 3]])> {

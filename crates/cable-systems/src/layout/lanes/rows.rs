@@ -2,7 +2,7 @@
 //! particle `r` of each lane's cable, with the per-row constants and the
 //! prefetching of rows ahead; the kernel's [`Store`] over them.
 
-use crate::kernel::lane::{Fx, Mx, V3};
+use crate::kernel::lane::{Fx, Mask, Mx, V3};
 use crate::kernel::{Rigid, Soft, Store};
 
 /// [`Rows::anchor_u`] of a row whose lanes have different anchors.
@@ -15,6 +15,10 @@ pub(super) struct Rows<const W: usize> {
     pub(super) pos: Vec<V3<Fx<W>>>,
     pub(super) prev: Vec<V3<Fx<W>>>,
     pub(super) carry: Vec<V3<Fx<W>>>,
+    pub(super) carry_prev: Vec<V3<Fx<W>>>,
+    /// The lanes whose `carry_prev` may be other than zero
+    /// ([`Store::carry_prev_live`]).
+    pub(super) carry_prev_live: Mx<W>,
     pub(super) w: Vec<Fx<W>>,
     pub(super) free: Col<Mx<W>>,
     /// Distance (index 0) and bending (index 1) constraints, rigid.
@@ -140,7 +144,7 @@ impl<const W: usize> SameBits for Soft<Fx<W>> {
 }
 
 /// Most arrays [`Spans`] lists.
-pub(super) const SPANS: usize = 7;
+pub(super) const SPANS: usize = 8;
 
 /// The memory a bundle's substep first touches, as `(address, bytes)`
 /// of its row arrays (unused entries empty): what the bundle before it
@@ -242,6 +246,11 @@ impl<const W: usize> Rows<W> {
             span(&self.pos),
             span(&self.prev),
             span(&self.carry),
+            if self.carry_prev_live.any() {
+                span(&self.carry_prev)
+            } else {
+                (0, 0)
+            },
             span(self.free.stored()),
             span(self.rigid[0].stored()),
             span(self.soft[0].stored()),
@@ -282,6 +291,22 @@ impl<const W: usize> Store<Fx<W>> for Rows<W> {
     #[inline(always)]
     fn set_carry(&mut self, i: usize, c: V3<Fx<W>>) {
         self.carry[i] = c;
+    }
+    #[inline(always)]
+    fn carry_prev(&self, i: usize) -> V3<Fx<W>> {
+        self.carry_prev[i]
+    }
+    #[inline(always)]
+    fn set_carry_prev(&mut self, i: usize, c: V3<Fx<W>>) {
+        self.carry_prev[i] = c;
+    }
+    #[inline(always)]
+    fn carry_prev_live(&self) -> Mx<W> {
+        self.carry_prev_live
+    }
+    #[inline(always)]
+    fn set_carry_prev_live(&mut self, m: Mx<W>) {
+        self.carry_prev_live = m;
     }
     #[inline(always)]
     fn w(&self, i: usize) -> Fx<W> {
