@@ -68,9 +68,10 @@ impl ParticlePool {
     /// spacing of f32 coordinates (0.06 mm at 1 km, 1 mm at 10 km); the
     /// integrator keeps what it drops here and adds it to the next update,
     /// so the rounding never becomes velocity, and for a cable whose first
-    /// particle is more than 32 m from the origin the position the
+    /// particle is more than 256 m from the origin the position the
     /// simulation works with is `pos + carry`, so the rounding never moves
-    /// it either. Zero after [`ParticlePool::prev_positions_mut`]; set by
+    /// it either (beyond 32 m the constraints already solve from
+    /// `pos + carry`). Zero after [`ParticlePool::prev_positions_mut`]; set by
     /// [`ParticlePool::set_velocity`] so the velocity it gives is exact.
     ///
     /// # Errors
@@ -81,7 +82,7 @@ impl ParticlePool {
 
     /// The carry ([`ParticlePool::carry`]) of each particle's previous
     /// position, metres: for a cable whose first particle is more than
-    /// 32 m from the origin the previous position the simulation works
+    /// 256 m from the origin the previous position the simulation works
     /// with is `prev + carry_prev`. Zero near the origin, where the
     /// previous position is taken as stored, and after
     /// [`ParticlePool::prev_positions_mut`] and

@@ -4,8 +4,8 @@
 //! where the cable is (0.06 mm at 1 km, 1 mm at 10 km). The integration
 //! keeps what rounding drops ([`Store::carry`]: the part of the last
 //! substep's step that the stored position does not show, and
-//! [`Store::carry_prev`], the previous position's), so for the lanes
-//! beyond [`FAR`] velocities and positions stay exact (step 2 of
+//! [`Store::carry_prev`], the previous position's, beyond
+//! [`FAR_VELOCITY`]), so velocities and positions stay exact (step 2 of
 //! [`crate::kernel::substep`]). The constraint corrections were rounded
 //! to that spacing too, and nothing kept the rest: a 1 m pendulum 1 km
 //! out at 240 Hz swung with a period of 3.05 s instead of 2.009 s, then
@@ -43,6 +43,24 @@ pub const FAR: f32 = 32.0;
 #[inline(always)]
 pub fn far<L: Lane>(first: V3<L>) -> L::M {
     L::splat(FAR).lt(first.abs().max_element())
+}
+
+/// Distance from the origin (largest coordinate of a cable's first
+/// particle, metres) beyond which the integration also keeps the previous
+/// position's carry ([`Store::carry_prev`]), so that the velocity is
+/// exact and the stored positions' roundings do not add up. The f32
+/// spacing there is 30 µm: closer, the carry of the last update alone
+/// does well enough (it kept a pendulum 1 km out within 2.6–5.0 mm of
+/// the one at the origin over 10 s; the error grows with the spacing),
+/// and the column costs free-air throughput (the default `cable bench`,
+/// 59 % of whose cables lay beyond 32 m, ran at 0.91× with the threshold
+/// at [`FAR`]).
+pub const FAR_VELOCITY: f32 = 256.0;
+
+/// The lanes whose cable starts beyond [`FAR_VELOCITY`].
+#[inline(always)]
+pub fn far_velocity<L: Lane>(first: V3<L>) -> L::M {
+    L::splat(FAR_VELOCITY).lt(first.abs().max_element())
 }
 
 /// The lanes [`to_local`] moved and their origins, for [`to_world`].

@@ -336,7 +336,7 @@ pub fn attach<L: Lane, S: Store<L>>(s: &mut S, b: &Block<L>) {
 /// to f32 dropped. Near the origin the positions are taken as stored and
 /// the carry completes the velocity: `v = (p − p_prev + carry)·keep`, the
 /// classic step to float rounding. For the lanes whose cable starts
-/// beyond [`crate::kernel::origin::FAR`] the position is `p + carry` and
+/// beyond [`crate::kernel::origin::FAR_VELOCITY`] the position is `p + carry` and
 /// the previous position `p_prev + carry_prev` ([`Store::carry_prev`], the
 /// carry a substep before), so neither the velocity nor the position
 /// keeps any rounding: `p + carry` becomes `p + carry + v + h²·a`, rounded
@@ -348,7 +348,7 @@ pub fn attach<L: Lane, S: Store<L>>(s: &mut S, b: &Block<L>) {
 #[inline(always)]
 pub fn integrate<L: Lane, S: Store<L>>(s: &mut S, b: &Block<L>) {
     let keep = b.keep;
-    let far = crate::kernel::origin::far(s.pos(0));
+    let far = crate::kernel::origin::far_velocity(s.pos(0));
     if (far | s.carry_prev_live()).none() {
         // Every lane near the origin with `carry_prev` zero, which stays
         // so: the same formula without that column (bit for bit: c − 0
