@@ -255,7 +255,11 @@ pub fn solve_direct<L: Lane, S: Store<L>>(
 #[inline(always)]
 fn skew<L: Lane>(v: V3<L>) -> [[L; 3]; 3] {
     let z = L::splat(0.0);
-    [[z, v.z.neg(), v.y], [v.z, z, v.x.neg()], [v.y.neg(), v.x, z]]
+    [
+        [z, v.z.neg(), v.y],
+        [v.z, z, v.x.neg()],
+        [v.y.neg(), v.x, z],
+    ]
 }
 
 /// [`solve_direct`] with `PER` rows per particle (4: a rope, 5: a rod
