@@ -262,6 +262,14 @@ fn skew<L: Lane>(v: V3<L>) -> [[L; 3]; 3] {
     ]
 }
 
+/// `aᵀ b` of 3 × 3 matrices (rows of arrays).
+#[inline(always)]
+fn transpose_mul<L: Lane>(a: &[[L; 3]; 3], b: &[[L; 3]; 3]) -> [[L; 3]; 3] {
+    std::array::from_fn(|r| {
+        std::array::from_fn(|c| a[0][r] * b[0][c] + a[1][r] * b[1][c] + a[2][r] * b[2][c])
+    })
+}
+
 /// [`solve_direct`] with `PER` rows per particle (4: a rope, 5: a rod
 /// with curvature rows) and a band of `B` values per row.
 #[inline(always)]
@@ -524,18 +532,14 @@ fn curvature_rows<L: Lane, S: Store<L>, const PER: usize, const B: usize>(
                 }
             }
         }
-        for qa in 0..3 {
-            for qb in 0..=qa {
+        for (qa, ja) in jac.iter().enumerate() {
+            for (qb, pjb) in pj.iter().enumerate().take(qa + 1) {
                 let (pa, pb) = (i - 1 + qa, i - 1 + qb);
                 let mk = open & s.free(pa) & s.free(pb);
-                for ca in 0..3 {
-                    for cb in 0..3 {
+                for (ca, hrow) in transpose_mul(ja, pjb).iter().enumerate() {
+                    for (cb, &v) in hrow.iter().enumerate() {
                         if qa == qb && cb > ca {
                             continue;
-                        }
-                        let mut v = jac[qa][0][ca] * pj[qb][0][cb];
-                        for x in 1..3 {
-                            v = v + jac[qa][x][ca] * pj[qb][x][cb];
                         }
                         let (ra, rb) = (PER * pa + ca, PER * pb + cb);
                         let e = ra * B + ra - rb;
