@@ -381,6 +381,39 @@ impl ParticlePool {
         self.budget
     }
 
+    /// Sets the particle budget: from now on the pool refuses cables and
+    /// payouts that would take it over `max_particles` particles
+    /// ([`CableError::BudgetExceeded`], [`CableError::WinchBudget`]).
+    ///
+    /// # Errors
+    /// [`CableError::OutOfRange`] (field `max_particles`) when the pool
+    /// already holds more particles than that; the budget is unchanged.
+    ///
+    /// # Example
+    /// ```
+    /// use cable_core::{CableDesc, CableError, ParticlePool};
+    /// use glam::Vec3;
+    ///
+    /// let mut pool = ParticlePool::new();
+    /// pool.set_budget(100).expect("the pool is empty");
+    /// let rope = CableDesc::line(Vec3::ZERO, Vec3::X, 1.0, 200).expect("valid");
+    /// assert!(matches!(
+    ///     pool.add_cable(&rope),
+    ///     Err(CableError::BudgetExceeded { requested: 201, budget: 100, .. })
+    /// ));
+    /// ```
+    pub fn set_budget(&mut self, max_particles: usize) -> Result<(), CableError> {
+        if self.particle_count() > max_particles {
+            return Err(CableError::OutOfRange {
+                field: "max_particles",
+                expected: "must be at least the number of particles the pool holds",
+                value: max_particles as f64,
+            });
+        }
+        self.budget = max_particles;
+        Ok(())
+    }
+
     /// Number of live cables.
     #[inline]
     #[must_use]

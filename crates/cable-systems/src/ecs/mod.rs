@@ -16,7 +16,9 @@
 //! 2. **spawn**: entities with a [`CableSpec`] and no [`CableBody`] get a pool
 //!    cable and a [`CableBody`] naming it (a refused spec, including one
 //!    whose compliance overflows at the stepper's substep, gets a
-//!    [`CableRejected`] with the reason instead, and is not retried);
+//!    [`CableRejected`] with the reason instead, is listed once in
+//!    [`StepReport::refused_specs`], and is not retried until the
+//!    `CableRejected` is removed);
 //! 3. **despawn**: pool cables whose entity is gone, or lost its
 //!    [`CableSpec`] or [`CableBody`], are freed;
 //! 4. **colliders**: entities with a [`ColliderSpec`] get a pool collider

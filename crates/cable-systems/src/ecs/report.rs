@@ -105,6 +105,14 @@ pub struct StepReport {
     /// from the entity's [`CableSpec`](crate::ecs::CableSpec) this step (or by a
     /// [`CableRejected`](crate::ecs::CableRejected) if the pool refuses the spec).
     pub bad_bodies: Vec<(Entity, BadBody)>,
+    /// Cable entities whose [`CableSpec`](crate::ecs::CableSpec) the pool
+    /// refused when this step built their cable (a description the pool
+    /// refuses, a compliance that overflows at the substep, the pool's
+    /// particle budget), with why: each now has a
+    /// [`CableRejected`](crate::ecs::CableRejected) with the same error
+    /// and is not tried again until that component is removed, so each
+    /// refusal is listed once.
+    pub refused_specs: Vec<(Entity, CableError)>,
     /// Cable entities whose pool cable no longer fitted the substep
     /// (parameters replaced, or the cable changed through
     /// [`CableWorld::pool_mut`](crate::ecs::CableWorld::pool_mut)), with
@@ -145,6 +153,7 @@ impl StepReport {
             && self.bad_winches.is_empty()
             && self.stalled_winches.is_empty()
             && self.bad_bodies.is_empty()
+            && self.refused_specs.is_empty()
             && self.rejected.is_empty()
             && self.dropped.is_empty()
     }
@@ -157,6 +166,7 @@ impl StepReport {
         self.bad_winches.clear();
         self.stalled_winches.clear();
         self.bad_bodies.clear();
+        self.refused_specs.clear();
         self.rejected.clear();
         self.dropped.clear();
         self.torn.clear();

@@ -382,6 +382,7 @@ impl<S: TransformSource> CableWorld<S> {
                     added = true;
                 }
                 Err(e) => {
+                    self.report.refused_specs.push((entity, e.clone()));
                     let _ = world.insert_one(entity, CableRejected(e));
                 }
             }

@@ -237,7 +237,17 @@ pub fn substep<L: Lane, S: Store<L>>(
         }
         if touching {
             let c = &mut scratch.contacts;
-            c.project_on(s, b, sh.colliders, c.lanes_after(it, k));
+            let lanes = c.lanes_after(it, k);
+            // The direct solver's next iteration takes the pass's pushes
+            // as given (`Newton::contact_moved`).
+            let between = direct && !last && lanes.any();
+            if between {
+                scratch.newton.hold(s);
+            }
+            c.project_on(s, b, sh.colliders, lanes);
+            if between {
+                scratch.newton.contact_moved(s);
+            }
         }
     }
     if touching {

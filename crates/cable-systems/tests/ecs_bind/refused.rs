@@ -140,3 +140,69 @@ fn a_winch_stopped_at_the_budget_is_reported_once_per_stop() {
         assert!(cables.report().stalled_winches.is_empty());
     }
 }
+
+/// A spec the pool refuses when the step builds its cable (here: over a
+/// particle budget set on the world's pool) is listed once in
+/// `StepReport::refused_specs`, with the error its `CableRejected` holds;
+/// the other cables step; removing the `CableRejected` tries it again.
+#[test]
+fn a_spec_refused_at_spawn_is_reported_once() {
+    let mut world = World::new();
+    let mut cables = CableWorld::new(SolverParams::default()).expect("valid params");
+    // Room for two ropes of 17 particles, not three.
+    cables.pool_mut().set_budget(40).expect("the pool is empty");
+    let a = world.spawn((rope(0.0), CableParticles::default()));
+    let b = world.spawn((rope(1.0), CableParticles::default()));
+    let c = world.spawn((rope(2.0), CableParticles::default()));
+    cables.step(&mut world, 1.0 / 60.0).expect("steps");
+    let report = cables.report().clone();
+    assert_eq!(report.refused_specs.len(), 1, "{report:?}");
+    assert!(!report.is_empty());
+    let (refused, error) = &report.refused_specs[0];
+    // Entities are spawned in query order: the third rope is over budget.
+    assert_eq!(*refused, c);
+    assert!(
+        matches!(
+            error,
+            CableError::BudgetExceeded {
+                requested: 17,
+                live: 34,
+                budget: 40
+            }
+        ),
+        "{error}"
+    );
+    assert_eq!(
+        world.get::<&CableRejected>(c).expect("marked").0,
+        *error,
+        "the component holds the reported error"
+    );
+    for e in [a, b] {
+        assert!(world.get::<&CableBody>(e).is_ok(), "{e:?} simulated");
+    }
+    // Reported once: the next steps leave it alone.
+    for _ in 0..3 {
+        cables.step(&mut world, 1.0 / 60.0).expect("steps");
+        assert!(cables.report().refused_specs.is_empty());
+    }
+    // With room made (a despawned: its cable is freed by the next step),
+    // removing the marker tries it again.
+    world.despawn(a).expect("live");
+    cables.step(&mut world, 1.0 / 60.0).expect("steps");
+    world.remove_one::<CableRejected>(c).expect("marked");
+    cables.step(&mut world, 1.0 / 60.0).expect("steps");
+    assert!(
+        cables.report().refused_specs.is_empty(),
+        "{:?}",
+        cables.report()
+    );
+    assert!(world.get::<&CableBody>(c).is_ok(), "c built on retry");
+    // A budget below what the pool holds is refused by name.
+    let held = cables.pool().particle_count();
+    let err = cables
+        .pool_mut()
+        .set_budget(held - 1)
+        .expect_err("too small");
+    assert!(err.to_string().starts_with("max_particles:"), "{err}");
+    assert_eq!(cables.pool().budget(), 40);
+}
