@@ -4,8 +4,12 @@
 //! alternately, best of `REPEAT`, on every layout.
 //!
 //! ```text
-//! cargo run --release --example direct_cost -- [cables] [segments] [substeps]
+//! cargo run --release --example direct_cost -- [cables] [segments] [substeps] [bend_stiffness]
 //! ```
+//!
+//! With `bend_stiffness` (EI, N·m², default 0: ropes) every cable is a
+//! rod: Gauss-Seidel then sweeps its curvature constraints after the
+//! distance sweep, the direct solver solves them in its Newton step.
 
 use std::time::Instant;
 
@@ -27,8 +31,12 @@ fn main() {
         substeps: arg(3, 60) as u32,
         ..Workload::default()
     };
+    let ei = std::env::args()
+        .nth(4)
+        .and_then(|a| a.parse::<f32>().ok())
+        .unwrap_or(0.0);
     println!(
-        "{} cables x {} segments, {} iterations, {} substeps, best of {REPEAT}",
+        "{} cables x {} segments, {} iterations, {} substeps, bend_stiffness {ei}, best of {REPEAT}",
         w.cables, w.segments, w.iterations, w.substeps
     );
     for layout in Layout::ALL {
@@ -41,6 +49,13 @@ fn main() {
                 let mut params = w.params();
                 params.solver = solver;
                 let mut pool = w.build().expect("builds");
+                if ei > 0.0 {
+                    for h in pool.handles().collect::<Vec<_>>() {
+                        let mut p = *pool.params(h).expect("live");
+                        p.bend_stiffness = ei;
+                        pool.set_params(h, p).expect("valid");
+                    }
+                }
                 let mut st = Stepper::with_layout(params, layout).expect("valid");
                 st.validate_pool(&pool).expect("valid");
                 st.run_substeps(&mut pool, 1);

@@ -230,14 +230,15 @@ fn bend_stiffness_gives_the_cantilever_deflection_of_beam_theory() {
     // A horizontal rod clamped at its start (particles 0 and 1 pinned),
     // free at its end, under its own weight: small-deflection
     // Euler-Bernoulli gives a tip deflection q·L⁴ / (8·EI), q = ρ·g. The
-    // curvature at particle 1 spans half of each neighbouring segment, so
-    // the clamp sits half a segment before particle 1.
+    // segment between the two pins is inside the clamp, so the beam starts
+    // at particle 1 (whose curvature stands for the half segment after it
+    // alone): L is the length less one segment.
     //
     // Gauss-Seidel XPBD softens a stiff rod unless the iterations are
     // many for its particle count (the iterations needed grow faster than
     // the segments): 10 segments and 40 iterations converge.
     let (segs, seg) = (10u32, 0.1f32);
-    let beam = seg * (segs as f32 - 0.5);
+    let beam = seg * (segs as f32 - 1.0);
     let (rho, ei) = (0.1f32, 2.5f32);
     let want = rho * G * beam.powi(4) / (8.0 * ei);
     for layout in Layout::ALL {
@@ -458,8 +459,8 @@ fn the_direct_solver_hangs_a_catenary_within_1_5_percent() {
 
 #[test]
 fn a_clamped_1_m_cantilever_of_20_segments_droops_as_beam_theory_says() {
-    // pins [0, 1], 0.1 kg/m, EI 2 N·m²; the clamp sits half a segment
-    // before particle 1 (see the cantilever test above).
+    // pins [0, 1], 0.1 kg/m, EI 2 N·m²; the beam starts at particle 1
+    // (see the cantilever test above).
     let run = |ei: f32| {
         let mut d = CableDesc::line(Vec3::ZERO, Vec3::X, 1.0, 20).expect("valid");
         d.attach_start = false;
@@ -482,7 +483,7 @@ fn a_clamped_1_m_cantilever_of_20_segments_droops_as_beam_theory_says() {
         }
         -pool.positions(h).expect("live")[20].y
     };
-    let beam = 0.05f32 * 19.5;
+    let beam = 0.05f32 * 19.0;
     let want = 0.1 * G * beam.powi(4) / (8.0 * 2.0);
     let tip = run(2.0);
     assert!(

@@ -88,7 +88,10 @@ pub struct CableParams {
     /// [`CableDesc::line`], the initial polyline for
     /// [`CableDesc::from_points`]) with the XPBD compliance
     /// `l̄ / EI` (`l̄` the mean of the two segments' rest lengths), the
-    /// discrete elastic rod's bending energy. 0 = off. Default 0.
+    /// discrete elastic rod's bending energy. A segment between two
+    /// pinned particles is inside a clamp and does not bend: a particle
+    /// next to one stands for the half segment on its other side alone
+    /// ([`crate::RowConst::bend_compliance`]). 0 = off. Default 0.
     pub bend_stiffness: f32,
     /// A segment whose tension exceeds this many newtons breaks (its
     /// distance constraint is removed for good). `None`: unbreakable.

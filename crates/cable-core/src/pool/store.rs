@@ -36,8 +36,12 @@ pub struct RowConst {
     /// `θ₀` of the initial polyline (0 on end particles and straight cables).
     pub kappa0: f32,
     /// XPBD compliance of the curvature constraint at this particle,
-    /// `l̄ / EI` in 1/(N·m) ([`CableParams::bend_stiffness`]); 0 = no
-    /// constraint (end particles, `EI` = 0, or a broken segment next to it).
+    /// `l̄ / EI` in 1/(N·m) ([`CableParams::bend_stiffness`]), `l̄` half of
+    /// each segment next to it that can bend: a segment between two
+    /// pinned particles is inside a clamp and does not (the particle at
+    /// a clamp's edge stands for half a segment of rod); 0 = no
+    /// constraint (end particles, `EI` = 0, a broken segment next to it,
+    /// or both segments inside a clamp).
     pub bend_compliance: f32,
     /// The segment from this particle to the next is intact (false on the
     /// last particle and once the segment broke).

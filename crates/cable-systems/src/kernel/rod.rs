@@ -101,26 +101,39 @@ pub fn sweep_curvature<L: Lane, S: Store<L>>(s: &mut S, h2: L) {
 /// along the line, which moves no particle.
 const PIVOT: f32 = 1.0e-4;
 
-/// Half-bandwidth of [`solve_direct`]'s system plus one: each row of the
-/// band holds its diagonal and the 7 entries left of it.
+/// Half-bandwidth of a rope's system in [`solve_direct`] plus one: each
+/// row of the band holds its diagonal and the 7 entries left of it (4
+/// rows per particle; a distance row reaches back to the first row of the
+/// particle before).
 pub const BAND: usize = 8;
 
-/// Rows of [`solve_direct`]'s system per particle: its position's three,
-/// then the multiplier of the segment ending at it.
-const PER: usize = 4;
+/// Half-bandwidth of a rod's system in [`solve_direct`] (with curvature
+/// rows) plus one: 5 rows per particle, and the bending stiffness of
+/// particle `i` couples the last position row of particle `i + 1` to the
+/// first of particle `i − 1`, 12 rows before it.
+pub const BAND_ROD: usize = 13;
+
+/// Row of the multiplier of the segment ending at a particle, among the
+/// particle's rows (after its position's three).
+const DIST: usize = 3;
+
+/// Row of the curvature multiplier at a particle, among a rod's rows of
+/// the particle (after the distance multiplier).
+const KAPPA: usize = 4;
 
 /// Working memory of [`solve_direct`], per block: the predicted positions
-/// of the substep and the band of its system (`4 × rows` rows of
-/// [`BAND`] values per lane). Rewritten by each substep; kept so that a
-/// warmed-up step does not allocate.
+/// of the substep and the band of its system (per row, [`BAND`] values
+/// for a rope, [`BAND_ROD`] for a rod, per lane). Rewritten by each
+/// substep; kept so that a warmed-up step does not allocate.
 #[derive(Clone, Debug)]
 pub struct Newton<L: Lane> {
     /// The positions the substep's integration predicted (`x̃`).
     tilde: Vec<V3<L>>,
-    /// Row `r`: `[1/dᵣ or the diagonal, K[r][r−1], …, K[r][r−7]]`, then
-    /// the factor `L[r][r−k]` in place of `K[r][r−k]`.
-    band: Vec<[L; BAND]>,
-    /// Right-hand side, then the solution.
+    /// Row `r` at `r·B`: `[1/dᵣ or the diagonal, K[r][r−1], …,
+    /// K[r][r−B+1]]`, then the factor `L[r][r−k]` in place of `K[r][r−k]`
+    /// (`B` the band of the solve, [`BAND`] or [`BAND_ROD`]).
+    band: Vec<L>,
+    /// Right-hand side, then the solution (one value per row).
     y: Vec<L>,
     /// The positions before a contact pass ([`Newton::hold`]).
     held: Vec<V3<L>>,
@@ -179,11 +192,11 @@ impl<L: Lane> Newton<L> {
         }
     }
 
-    /// Rows the band holds without growing (four per particle of the
-    /// longest cable solved so far).
+    /// Rows the system holds without growing (four per particle of the
+    /// longest rope solved so far, five per particle of the longest rod).
     #[must_use]
     pub fn capacity(&self) -> usize {
-        self.band.capacity()
+        self.y.capacity()
     }
 }
 
@@ -192,35 +205,106 @@ fn xyz<L: Lane>(v: V3<L>) -> [L; 3] {
     [v.x, v.y, v.z]
 }
 
+/// True when some lane of `s` has a curvature constraint
+/// ([`Store::curv`]): the direct solver then solves them with the
+/// distance constraints ([`solve_direct`]'s `rod`). A cable decides it
+/// alone in every layout (the lane groups do not mix cables with and
+/// without curvature constraints), so the layouts agree bit for bit.
+#[inline(always)]
+pub fn has_curvature<L: Lane, S: Store<L>>(s: &S) -> bool {
+    (1..s.rows().saturating_sub(1)).any(|i| s.curv(i).2.any())
+}
+
 /// One iteration of the direct solver: one Newton step of every distance
-/// constraint of the cable and its particles' inertia at once (issue 41's
-/// "mode 4"). With `x̃` the substep's prediction ([`Newton::predict`]),
-/// `M = 1/w` and the multipliers `λ` ([`Store::lambda`], kg·m, negative
-/// in tension, kept from the previous substep and frame: the warm start),
-/// the residuals `r_x = M (x − x̃) − Jᵀλ` and `r_λ = C + α̃λ` (α̃ the
-/// compliance over h², 0 for a rigid cable) are linearised and
+/// constraint of the cable, with `rod` every curvature constraint too
+/// (bending stiffness, see [`sweep_curvature`]), and its particles'
+/// inertia at once (issue 41's "mode 4"). With `x̃` the substep's
+/// prediction ([`Newton::predict`]), `M = 1/w` and the multipliers `λ`
+/// (distance: [`Store::lambda`], kg·m, negative in tension, kept from the
+/// previous substep and frame, the warm start; curvature:
+/// [`Store::lambda_row`] slot [`CURVATURE`], from zero each substep), the
+/// residuals `r_x = M (x − x̃) − Jᵀλ` and `r_λ = C + α̃λ` (α̃ the compliance
+/// over h², 0 for a rigid cable; `h2` is h²) are linearised and
 ///
 /// ```text
 /// [ M + G   −Jᵀ ] [dx]   [ −r_x ]
 /// [ −J      −α̃  ] [dλ] = [  r_λ ]        x += dx,  λ += dλ
 /// ```
 ///
-/// solved exactly, where `G` is the geometric stiffness of the tension,
-/// per segment `|λⱼ|/lⱼ · [[K, −K], [−K, K]]` with `K = I − n nᵀ`: it
-/// is what makes a hanging cable come to rest (without it the transverse
-/// stiffness is integrated explicitly and a catenary jitters by
-/// millimetres every substep forever).
+/// solved exactly, where `G` is a positive semidefinite geometric
+/// stiffness:
 ///
-/// The rows are in particle order, four per particle (its position's
-/// three, then the multiplier of the segment ending at it), a band of
-/// half-width 7, factored as `LDLᵀ` without pivoting (positive pivots on
-/// position rows, negative on multiplier rows; a vanishing multiplier
-/// pivot is held at `-PIVOT` times its scale, see `PIVOT`). Pinned
-/// particles have identity rows; a segment that is broken, shorter than
-/// [`MIN_SEGMENT_LENGTH`] or between two pinned particles has a dead row
-/// (pivot −1) and its multiplier is set to zero.
+/// - of the tension, per segment `|λⱼ|/lⱼ · [[K, −K], [−K, K]]` with
+///   `K = I − n nᵀ`: it is what makes a hanging cable come to rest
+///   (without it the transverse stiffness is integrated explicitly and a
+///   catenary jitters by millimetres every substep forever);
+/// - of bending, per curvature constraint, `c · Jbᵀ (I − u uᵀ) Jb` on its
+///   three particles, where `κb = 2 e₁ × e₂ / (|e₁||e₂| + e₁·e₂)` is the
+///   vector curvature (`|κb|` is the constraint's `κ`), `Jb` its 3 × 9
+///   Jacobian, `u = κb / |κb|` and `c = max(0, 1 − κ₀/|κb|) / α̃`: the
+///   stiffness across the bending plane, which the scalar row does not
+///   carry (the Gauss-Newton part of `(|κb| − κ₀)² / 2α̃`). At a straight
+///   particle, where the scalar row has no direction and is dead, it is
+///   `Jbᵀ Jb / α̃`: the particle is held straight instead of falling
+///   freely for one substep.
+///
+/// The rows are in particle order: per particle its position's three,
+/// then the multiplier of the segment ending at it, and for a rod the
+/// curvature multiplier at it; a band of half-width 7 for a rope
+/// ([`BAND`]), 12 for a rod ([`BAND_ROD`]; a rope's solve does not pay for
+/// the rod's rows). Factored as `LDLᵀ` without pivoting (positive pivots
+/// on position rows, negative on multiplier rows: a curvature row is
+/// compliant, so it may come before its last particle's rows; a vanishing
+/// distance pivot is held at `-PIVOT` times its scale, see `PIVOT`).
+/// Pinned particles have identity rows; a segment that is broken, shorter
+/// than [`MIN_SEGMENT_LENGTH`] or between two pinned particles, and a
+/// curvature constraint that is off, straight or folded back on itself
+/// (as [`sweep_curvature`] skips it), have a dead row (pivot −1) and
+/// their multiplier is set to zero.
 #[inline(always)]
-pub fn solve_direct<L: Lane, S: Store<L>>(s: &mut S, b: &Block<L>, nw: &mut Newton<L>) {
+pub fn solve_direct<L: Lane, S: Store<L>>(
+    s: &mut S,
+    b: &Block<L>,
+    nw: &mut Newton<L>,
+    rod: bool,
+    h2: L,
+) {
+    if rod {
+        newton_step::<L, S, 5, BAND_ROD>(s, b, nw, h2);
+    } else {
+        newton_step::<L, S, 4, BAND>(s, b, nw, h2);
+    }
+}
+
+/// The skew matrix `[v]×` (`[v]× w = v × w`).
+#[inline(always)]
+fn skew<L: Lane>(v: V3<L>) -> [[L; 3]; 3] {
+    let z = L::splat(0.0);
+    [
+        [z, v.z.neg(), v.y],
+        [v.z, z, v.x.neg()],
+        [v.y.neg(), v.x, z],
+    ]
+}
+
+/// `aᵀ b` of 3 × 3 matrices (rows of arrays).
+#[inline(always)]
+fn transpose_mul<L: Lane>(a: &[[L; 3]; 3], b: &[[L; 3]; 3]) -> [[L; 3]; 3] {
+    std::array::from_fn(|r| {
+        std::array::from_fn(|c| a[0][r] * b[0][c] + a[1][r] * b[1][c] + a[2][r] * b[2][c])
+    })
+}
+
+/// [`solve_direct`] with `PER` rows per particle (4: a rope, 5: a rod
+/// with curvature rows) and a band of `B` values per row.
+#[inline(always)]
+fn newton_step<L: Lane, S: Store<L>, const PER: usize, const B: usize>(
+    s: &mut S,
+    b: &Block<L>,
+    nw: &mut Newton<L>,
+    h2: L,
+) {
+    let rod = PER > KAPPA;
     let np = s.rows();
     let m = PER * np;
     let zero = L::splat(0.0);
@@ -228,7 +312,7 @@ pub fn solve_direct<L: Lane, S: Store<L>>(s: &mut S, b: &Block<L>, nw: &mut Newt
     let at = if b.soft { b.alpha_t } else { zero };
     let Newton { tilde, band, y, .. } = nw;
     band.clear();
-    band.resize(m, [zero; BAND]);
+    band.resize(m * B, zero);
     y.clear();
     y.resize(m, zero);
     // Inertia: M on the position rows, identity where pinned; −M (x − x̃)
@@ -238,16 +322,16 @@ pub fn solve_direct<L: Lane, S: Store<L>>(s: &mut S, b: &Block<L>, nw: &mut Newt
         let mass = L::select(f, one / s.w(p), one);
         let o = xyz((s.pos(p) - tilde[p]).scale(mass));
         for c in 0..3 {
-            band[PER * p + c][0] = mass;
+            band[(PER * p + c) * B] = mass;
             y[PER * p + c] = o[c].neg().keep(f);
         }
     }
     // The multiplier row before the first particle's does not exist.
-    band[PER - 1][0] = one.neg();
+    band[DIST * B] = one.neg();
     // Distance rows, their couplings and their geometric stiffness.
     let mut pa = s.pos(0);
     for j in 0..np - 1 {
-        let r = PER * j + 2 * PER - 1;
+        let r = PER * (j + 1) + DIST;
         s.ahead();
         let pb = s.pos(j + 1);
         let d = pb - pa;
@@ -267,17 +351,17 @@ pub fn solve_direct<L: Lane, S: Store<L>>(s: &mut S, b: &Block<L>, nw: &mut Newt
         // A dead row's multiplier is zero (its step is too).
         let lam = s.lambda(1, j).keep(live);
         s.set_lambda(1, j, lam);
-        band[r][0] = L::select(live, at.neg(), one.neg());
+        band[r * B] = L::select(live, at.neg(), one.neg());
         // r_λ = C + α̃λ
         let rl = (len - rest + at * lam).keep(live);
         let (na, nb) = (xyz(n.keep(fa)), xyz(n.keep(fb)));
         for q in 0..3 {
             // −J: +n on particle j, −n on particle j + 1.
-            band[r][2 * PER - 1 - q] = na[q];
-            band[r][PER - 1 - q] = nb[q].neg();
+            band[r * B + PER + DIST - q] = na[q];
+            band[r * B + DIST - q] = nb[q].neg();
             // −r_x += Jᵀλ: −nλ on particle j, +nλ on particle j + 1.
             y[PER * j + q] = y[PER * j + q] - na[q] * lam;
-            y[PER * j + PER + q] = y[PER * j + PER + q] + nb[q] * lam;
+            y[PER * (j + 1) + q] = y[PER * (j + 1) + q] + nb[q] * lam;
         }
         y[r] = rl;
         // G = |λ|/l (I − n nᵀ), on both particles and between them.
@@ -289,57 +373,61 @@ pub fn solve_direct<L: Lane, S: Store<L>>(s: &mut S, b: &Block<L>, nw: &mut Newt
                 let delta = if a == c { t } else { zero };
                 let k = delta - t * nv[a] * nv[c];
                 if c <= a {
-                    let (ra, rb) = (PER * j + a, PER * j + PER + a);
-                    band[ra][a - c] = band[ra][a - c] + k.keep(fa);
-                    band[rb][a - c] = band[rb][a - c] + k.keep(fb);
+                    let (ra, rb) = (PER * j + a, PER * (j + 1) + a);
+                    band[ra * B + a - c] = band[ra * B + a - c] + k.keep(fa);
+                    band[rb * B + a - c] = band[rb * B + a - c] + k.keep(fb);
                 }
-                let rb = PER * j + PER + a;
-                band[rb][PER + a - c] = band[rb][PER + a - c] - k.keep(both);
+                let rb = PER * (j + 1) + a;
+                band[rb * B + PER + a - c] = band[rb * B + PER + a - c] - k.keep(both);
             }
         }
     }
-    // LDLᵀ in place: `band[r][k]` becomes L[r][r−k], `band[r][0]` 1/dᵣ.
+    if rod {
+        curvature_rows::<L, S, PER, B>(s, band, y, h2);
+    }
+    // LDLᵀ in place: `band[r·B + k]` becomes L[r][r−k], `band[r·B]` 1/dᵣ.
     let floor = L::splat(PIVOT);
-    let mut ld = [zero; BAND];
+    let mut ld = [zero; B];
     for r in 0..m {
-        let kmax = r.min(BAND - 1);
+        let kmax = r.min(B - 1);
+        let row = r * B;
         for k in (1..=kmax).rev() {
             let c = r - k;
-            let mut v = band[r][k];
+            let mut v = band[row + k];
             for t in r - kmax..c {
-                v = v - ld[r - t] * band[c][c - t];
+                v = v - ld[r - t] * band[c * B + c - t];
             }
             ld[k] = v;
-            band[r][k] = v * band[c][0];
+            band[row + k] = v * band[c * B];
         }
-        let mut v = band[r][0];
+        let mut v = band[row];
         for k in 1..=kmax {
-            v = v - ld[k] * band[r][k];
+            v = v - ld[k] * band[row + k];
         }
-        if r % PER == PER - 1 && r >= 2 * PER - 1 {
-            // A multiplier row: its pivot is at most −PIVOT times its
-            // scale w_j + w_j+1 + α̃ (of the ends that move).
-            let j = (r + 1) / PER - 2;
+        if r % PER == DIST && r >= PER + DIST {
+            // A distance row: its pivot is at most −PIVOT times its scale
+            // w_j + w_j+1 + α̃ (of the ends that move).
+            let j = r / PER - 1;
             let wa = s.w(j).keep(s.free(j));
             let wb = s.w(j + 1).keep(s.free(j + 1));
             let lim = (floor * (wa + wb + at)).neg();
             v = L::select(v.lt(lim), v, L::select(lim.lt(zero), lim, one.neg()));
         }
-        band[r][0] = one / v;
+        band[row] = one / v;
     }
     // L z = y, then D x' = z and Lᵀ x = x' in one backward pass.
     for r in 0..m {
-        let kmax = r.min(BAND - 1);
+        let kmax = r.min(B - 1);
         let mut v = y[r];
         for k in 1..=kmax {
-            v = v - band[r][k] * y[r - k];
+            v = v - band[r * B + k] * y[r - k];
         }
         y[r] = v;
     }
     for r in (0..m).rev() {
-        let mut v = y[r] * band[r][0];
-        for k in 1..BAND.min(m - r) {
-            v = v - band[r + k][k] * y[r + k];
+        let mut v = y[r] * band[r * B];
+        for k in 1..B.min(m - r) {
+            v = v - band[(r + k) * B + k] * y[r + k];
         }
         y[r] = v;
     }
@@ -351,7 +439,139 @@ pub fn solve_direct<L: Lane, S: Store<L>>(s: &mut S, b: &Block<L>, nw: &mut Newt
         s.set_pos(p, V3::select(f, x + dx, x));
     }
     for j in 0..np - 1 {
-        let r = PER * j + 2 * PER - 1;
+        let r = PER * (j + 1) + DIST;
         s.set_lambda(1, j, s.lambda(1, j) + y[r]);
+    }
+    if rod {
+        for i in 1..np - 1 {
+            let r = PER * i + KAPPA;
+            let l = s.lambda_row(i, CURVATURE);
+            s.set_lambda_row(i, CURVATURE, l + y[r]);
+        }
+    }
+}
+
+/// The curvature rows of a rod's system ([`solve_direct`]): each inner
+/// particle's row (`−J` left and right of it, `−α̃` on its diagonal,
+/// `C + α̃λ` on its right-hand side, `Jᵀλ` added to its particles'), and
+/// the bending geometric stiffness on its three particles. The end
+/// particles' rows are dead.
+#[inline(always)]
+fn curvature_rows<L: Lane, S: Store<L>, const PER: usize, const B: usize>(
+    s: &mut S,
+    band: &mut [L],
+    y: &mut [L],
+    h2: L,
+) {
+    let np = s.rows();
+    let zero = L::splat(0.0);
+    let one = L::splat(1.0);
+    let two = L::splat(2.0);
+    let eps = L::splat(1.0e-6);
+    band[KAPPA * B] = one.neg();
+    band[(PER * (np - 1) + KAPPA) * B] = one.neg();
+    for i in 1..np - 1 {
+        let rr = PER * i + KAPPA;
+        // Every lane runs the same operations, its constraint on or off
+        // (masked): a lane group and a single cable agree bit for bit.
+        let (k0, alpha, on) = s.curv(i);
+        let atk = alpha / h2;
+        let (xa, xb, xc) = (s.pos(i - 1), s.pos(i), s.pos(i + 1));
+        let (e1, e2) = (xb - xa, xc - xb);
+        let (l1, l2) = (e1.length(), e2.length());
+        let cr = e1.cross(e2);
+        let sn = cr.length();
+        let ll = l1 * l2;
+        let den = ll + e1.dot(e2);
+        // Not folded back on itself (nor a segment of zero length): the
+        // bending stiffness applies; turning too: the row has a direction.
+        let open = on & (eps * ll).lt(den);
+        let live = open & (eps * ll).lt(sn);
+        // The scalar row, as `sweep_curvature`.
+        let kappa = (two * sn / den).keep(live);
+        let kp = two * ll / den;
+        let g0 = cr.cross(e1).scale(kp / (sn * l1 * l1)).keep(live);
+        let g2 = e2.cross(cr).scale((kp / (sn * l2 * l2)).neg()).keep(live);
+        let g1 = -(g0 + g2);
+        let lam = s.lambda_row(i, CURVATURE).keep(live);
+        s.set_lambda_row(i, CURVATURE, lam);
+        band[rr * B] = L::select(live, atk.neg(), one.neg());
+        y[rr] = (kappa - k0 + atk * lam).keep(live);
+        for (q, g) in [g0, g1, g2].into_iter().enumerate() {
+            let p = i - 1 + q;
+            let f = s.free(p) & live;
+            let (gv, nv) = (xyz(g.keep(f)), xyz((-g).keep(f)));
+            for c in 0..3 {
+                let col = PER * p + c;
+                // −J, left of the diagonal in the row, or in the rows of
+                // particle i + 1 after it.
+                if col < rr {
+                    band[rr * B + rr - col] = nv[c];
+                } else {
+                    band[col * B + col - rr] = nv[c];
+                }
+                y[col] = y[col] + gv[c] * lam;
+            }
+        }
+        // Vector curvature κb = 2 e₁×e₂ / den and its Jacobian: with
+        // dd₁ = ∂den/∂e₁ = (l₂/l₁) e₁ + e₂ and dd₂ = (l₁/l₂) e₂ + e₁,
+        // ∂κb/∂e₁ = (−2[e₂]× − κb dd₁ᵀ)/den, ∂κb/∂e₂ = (2[e₁]× − κb dd₂ᵀ)/den.
+        let inv = (one / den).keep(open);
+        let kb = xyz(cr.scale(two * inv));
+        let dd1 = xyz((e1.scale(l2 / l1) + e2).keep(open));
+        let dd2 = xyz((e2.scale(l1 / l2) + e1).keep(open));
+        let (c1, c2) = (skew(e1), skew(e2));
+        let mut jac = [[[zero; 3]; 3]; 3];
+        for a in 0..3 {
+            for c in 0..3 {
+                let j1 = ((two * c2[a][c]).neg() - kb[a] * dd1[c]) * inv;
+                let j2 = (two * c1[a][c] - kb[a] * dd2[c]) * inv;
+                jac[0][a][c] = j1.neg();
+                jac[1][a][c] = j1 - j2;
+                jac[2][a][c] = j2;
+            }
+        }
+        // P = c (I − u uᵀ), c = max(0, 1 − κ₀/|κb|)/α̃ (1/α̃ when straight).
+        let ui = (one / kappa).keep(live);
+        let u = [kb[0] * ui, kb[1] * ui, kb[2] * ui];
+        let t = one - k0 * ui;
+        let t = L::select(zero.lt(t), t, zero);
+        let cs = (L::select(live, t, one) / atk).keep(open);
+        let mut pm = [[zero; 3]; 3];
+        for a in 0..3 {
+            for c in 0..3 {
+                let delta = if a == c { one } else { zero };
+                pm[a][c] = cs * (delta - u[a] * u[c]);
+            }
+        }
+        // P Jb per particle, then Jbᵀ P Jb block by block (lower half).
+        let mut pj = [[[zero; 3]; 3]; 3];
+        for q in 0..3 {
+            for a in 0..3 {
+                for c in 0..3 {
+                    let mut v = pm[a][0] * jac[q][0][c];
+                    for x in 1..3 {
+                        v = v + pm[a][x] * jac[q][x][c];
+                    }
+                    pj[q][a][c] = v;
+                }
+            }
+        }
+        for (qa, ja) in jac.iter().enumerate() {
+            for (qb, pjb) in pj.iter().enumerate().take(qa + 1) {
+                let (pa, pb) = (i - 1 + qa, i - 1 + qb);
+                let mk = open & s.free(pa) & s.free(pb);
+                for (ca, hrow) in transpose_mul(ja, pjb).iter().enumerate() {
+                    for (cb, &v) in hrow.iter().enumerate() {
+                        if qa == qb && cb > ca {
+                            continue;
+                        }
+                        let (ra, rb) = (PER * pa + ca, PER * pb + cb);
+                        let e = ra * B + ra - rb;
+                        band[e] = band[e] + v.keep(mk);
+                    }
+                }
+            }
+        }
     }
 }

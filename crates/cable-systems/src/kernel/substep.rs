@@ -94,13 +94,15 @@ impl<'a> Shared<'a> {
 /// 4. `iterations` times:
 ///    1. the **distance** constraints: a Gauss-Seidel sweep over the
 ///       segments in order (rigid, or XPBD with compliance), or with
-///       [`crate::Solver::Direct`] one Newton step of all of them and the
+///       [`crate::Solver::Direct`] one Newton step of all of them, the
+///       curvature constraints of a cable with `bend_stiffness` and the
 ///       particles' inertia at once
 ///       ([`crate::kernel::rod::solve_direct`], from the substep's
 ///       prediction kept after step 2);
 ///    2. the i to i + 2 **bending** sweep with `stiffness`;
 ///    3. the **curvature** sweep with `bend_stiffness`
-///       ([`crate::kernel::rod::sweep_curvature`]);
+///       ([`crate::kernel::rod::sweep_curvature`]; not with the direct
+///       solver, which solved them in step 1);
 ///    4. in the last iteration only, **tethers**
 ///       ([`crate::kernel::rod::tethers`]): they only pull particles in, so one
 ///       pass at the end leaves every particle within its reach (a pass
@@ -123,7 +125,10 @@ impl<'a> Shared<'a> {
 /// accumulated through it when compliant constraints or tension tracking
 /// need them; the direct solver's distance multipliers are not reset:
 /// they are its warm start, kept across substeps and frames (the layouts
-/// keep them with the particles' state).
+/// keep them with the particles' state). Its curvature multipliers start
+/// from zero each substep, as the sweep's (a compliant row's Newton step
+/// finds its multiplier from any start: its geometric stiffness does not
+/// depend on it).
 #[inline(always)]
 pub fn substep<L: Lane, S: Store<L>>(
     s: &mut S,
@@ -200,12 +205,15 @@ pub fn substep<L: Lane, S: Store<L>>(
         }
         return;
     }
+    // A rod's curvature constraints are solved with its distance
+    // constraints by the direct solver, not swept.
+    let rod = direct && b.curv && crate::kernel::rod::has_curvature(s);
     let k = b.iterations;
     for it in 0..k {
         let last = it + 1 == k;
         if sh.stages.constraints {
             if direct {
-                crate::kernel::rod::solve_direct(s, b, &mut scratch.newton);
+                crate::kernel::rod::solve_direct(s, b, &mut scratch.newton, rod, h2);
             } else if b.soft {
                 sweep_soft(s, 1, b.alpha_t);
             } else if track {
@@ -220,7 +228,7 @@ pub fn substep<L: Lane, S: Store<L>>(
                     bend_rigid(s);
                 }
             }
-            if b.curv {
+            if b.curv && !rod {
                 crate::kernel::rod::sweep_curvature(s, h2);
             }
             if b.tether && last {
