@@ -270,10 +270,21 @@ pub fn solve_direct<L: Lane, S: Store<L>>(
     h2: L,
 ) {
     if rod {
-        newton_step::<L, S, 5, BAND_ROD>(s, b, nw, h2);
+        rod_step(s, b, nw, h2);
     } else {
         newton_step::<L, S, 4, BAND>(s, b, nw, h2);
     }
+}
+
+/// A rod's [`newton_step`], out of line and compiled for the build's
+/// baseline on every SIMD path: one copy per lane type and store rather
+/// than one inlined into each path's kernel (the rod's band, five rows per
+/// particle and 9 × 9 bending blocks, added a minute to each build of this
+/// crate inlined). Rods under the direct solver are few; the same IEEE
+/// operations on every path keep the paths bitwise equal.
+#[inline(never)]
+fn rod_step<L: Lane, S: Store<L>>(s: &mut S, b: &Block<L>, nw: &mut Newton<L>, h2: L) {
+    newton_step::<L, S, 5, BAND_ROD>(s, b, nw, h2);
 }
 
 /// The skew matrix `[v]×` (`[v]× w = v × w`).
