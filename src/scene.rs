@@ -65,6 +65,9 @@ struct RawCable {
     min_length: Option<Loose>,
     max_length: Option<Loose>,
     break_tension: Option<Loose>,
+    clamp_start: Option<Loose>,
+    clamp_end: Option<Loose>,
+    twist_stiffness: Option<Loose>,
 }
 
 /// A validated scene: solver parameters, cable descriptions and colliders,
@@ -398,6 +401,12 @@ fn cable_desc(base: &str, rc: RawCable) -> Result<CableDesc, SceneError> {
     desc.params
         .validate()
         .map_err(|e| SceneError::from_cable(base, &e))?;
+    oriented(
+        base,
+        [rc.clamp_start.as_ref(), rc.clamp_end.as_ref()],
+        rc.twist_stiffness.as_ref(),
+        &desc,
+    )?;
     reel_bounds(base, &mut desc)?;
     if let Some(p) = rc.pins {
         desc.pins = pins(base, p, desc.particle_count())?;
@@ -410,6 +419,62 @@ fn cable_desc(base: &str, rc: RawCable) -> Result<CableDesc, SceneError> {
     desc.inverse_masses()
         .map_err(|e| SceneError::from_cable(base, &e))?;
     Ok(desc)
+}
+
+/// The keys of oriented rods (`clamp_start`, `clamp_end`,
+/// `twist_stiffness`): checked as the contract says (a clamp is a boolean
+/// on an attached end, the stiffness a number ≥ 0), and then refused by
+/// name when they ask for what this version does not simulate yet (a
+/// clamped end, a torsional stiffness above 0), rather than simulated as
+/// a hinge without a word. Their defaults are accepted.
+fn oriented(
+    base: &str,
+    clamps: [Option<&Loose>; 2],
+    twist: Option<&Loose>,
+    desc: &CableDesc,
+) -> Result<(), SceneError> {
+    for ((key, attached), value) in [
+        ("clamp_start", desc.attach_start),
+        ("clamp_end", desc.attach_end),
+    ]
+    .into_iter()
+    .zip(clamps)
+    {
+        let place = format!("{base}.{key}");
+        if loose_bool(&place, value, false)? {
+            let end = &key["clamp_".len()..];
+            if !attached {
+                return Err(SceneError::at(
+                    place,
+                    format!("needs attach_{end}: only an attached end can be clamped"),
+                ));
+            }
+            return Err(SceneError::at(
+                place,
+                "clamped ends are not supported by this version of cable (the end is a hinge); \
+                 leave it out or set it to false",
+            ));
+        }
+    }
+    let place = format!("{base}.twist_stiffness");
+    if let Some(gj) = loose_f32(&place, twist)? {
+        if gj < 0.0 {
+            return Err(SceneError::at(
+                place,
+                format!("must be at least 0 (N·m²), got {gj}"),
+            ));
+        }
+        if gj > 0.0 {
+            return Err(SceneError::at(
+                place,
+                format!(
+                    "twist is not simulated by this version of cable (no material frame); \
+                     only 0 is accepted, got {gj}"
+                ),
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// Checks `min_length` and `max_length` against the cable's initial length
@@ -850,5 +915,55 @@ impl<'de> serde::de::Visitor<'de> for StrictVisitor {
             out.insert(key, v);
         }
         Ok(serde_json::Value::Object(out))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Scene;
+
+    fn cable(keys: &str) -> String {
+        format!(r#"{{"cables": [{{"start": [0, 0, 0], "end": [1, 0, 0]{keys}}}]}}"#)
+    }
+
+    /// The oriented-rod keys' defaults are accepted and change nothing;
+    /// what this version cannot simulate, or a wrong value, is refused
+    /// naming the key.
+    #[test]
+    fn oriented_rod_keys_take_their_defaults_and_refuse_the_rest_by_name() {
+        let plain = Scene::from_json(&cable("")).expect("valid");
+        for keys in [
+            r#", "clamp_start": false"#,
+            r#", "clamp_end": false, "twist_stiffness": 0"#,
+            r#", "twist_stiffness": 0.0"#,
+        ] {
+            let s = Scene::from_json(&cable(keys)).expect(keys);
+            assert_eq!(s, plain, "{keys}");
+        }
+        for (keys, place, says) in [
+            (r#", "clamp_start": true"#, "clamp_start", "not supported"),
+            (r#", "clamp_end": true"#, "clamp_end", "not supported"),
+            (
+                r#", "attach_end": false, "clamp_end": true"#,
+                "clamp_end",
+                "needs attach_end",
+            ),
+            (r#", "clamp_start": 1"#, "clamp_start", "true or false"),
+            (
+                r#", "twist_stiffness": 2"#,
+                "twist_stiffness",
+                "not simulated",
+            ),
+            (
+                r#", "twist_stiffness": -1"#,
+                "twist_stiffness",
+                "at least 0",
+            ),
+            (r#", "twist_stiffness": "x""#, "twist_stiffness", "a number"),
+        ] {
+            let e = Scene::from_json(&cable(keys)).expect_err(keys);
+            assert_eq!(e.place, format!("scene.cables[0].{place}"), "{keys}");
+            assert!(e.to_string().contains(says), "{keys}: {e}");
+        }
     }
 }

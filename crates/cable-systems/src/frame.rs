@@ -110,23 +110,3 @@ pub fn transport(n: Vec3, a: Vec3, b: Vec3) -> Vec3 {
     let p = turned - b * turned.dot(b);
     direction(p).unwrap_or_else(|| b.any_orthonormal_vector())
 }
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn transport_is_the_minimal_rotation() {
-        let a = Vec3::new(1.0, 2.0, 0.5).normalize();
-        let b = Vec3::new(-0.3, 1.0, 2.0).normalize();
-        let n = seed_normal(a, Vec3::Z);
-        let q = glam::Quat::from_rotation_arc(a, b);
-        assert!((transport(n, a, b) - q * n).length() < 1e-5);
-    }
-
-    #[test]
-    fn fold_keeps_a_perpendicular_unit_normal() {
-        let n = transport(Vec3::Y, Vec3::X, Vec3::NEG_X);
-        assert!((n.length() - 1.0).abs() < 1e-6 && n.dot(Vec3::X).abs() < 1e-6);
-    }
-}

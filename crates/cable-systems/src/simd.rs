@@ -195,14 +195,14 @@ impl Wide {
             #[target_feature(enable = "avx2")]
             #[inline(never)]
             fn with_avx2<R>(f: impl FnOnce() -> R) -> R {
-                #[cfg(test)]
+                #[cfg(feature = "counters")]
                 RUNS.with(|r| r[1].set(r[1].get() + 1));
                 f()
             }
             #[target_feature(enable = "avx2,avx512f,avx512vl")]
             #[inline(never)]
             fn with_avx512<R>(f: impl FnOnce() -> R) -> R {
-                #[cfg(test)]
+                #[cfg(feature = "counters")]
                 RUNS.with(|r| r[2].set(r[2].get() + 1));
                 f()
             }
@@ -249,9 +249,11 @@ impl Wide {
 // Calls into each path's compiled function, by `Simd::ALL` index, on this
 // thread (tests check that a forced path is the one that runs; per thread,
 // so other tests' frames do not count).
-#[cfg(test)]
+#[cfg(feature = "counters")]
 thread_local! {
-    static RUNS: [std::cell::Cell<u64>; 3] = const { [const { std::cell::Cell::new(0) }; 3] };
+    /// Calls into each path's compiled function, by [`Simd::ALL`] index,
+    /// on this thread (feature `counters`).
+    pub static RUNS: [std::cell::Cell<u64>; 3] = const { [const { std::cell::Cell::new(0) }; 3] };
 }
 
 /// Runs `f` out of line, compiled for the build's baseline: `f`'s body,
@@ -269,7 +271,7 @@ pub fn out_of_line<R>(f: impl FnOnce() -> R) -> R {
 /// cache instead of waiting on memory at each first touch.
 #[inline(always)]
 pub(crate) fn prefetch(addr: usize) {
-    #[cfg(test)]
+    #[cfg(feature = "counters")]
     PREFETCHES.fetch_add(1, Ordering::Relaxed);
     #[cfg(target_arch = "x86_64")]
     {
@@ -290,51 +292,5 @@ pub(crate) fn prefetch(addr: usize) {
 
 /// Lines [`prefetch`] was asked for, in this process (tests check that the
 /// hint runs).
-#[cfg(test)]
-pub(crate) static PREFETCHES: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
-
-#[cfg(test)]
-pub(crate) mod tests {
-    use super::{RUNS, Simd, Wide, active, available, detected, force};
-
-    /// Held by the tests that `force` a path: the choice is the whole
-    /// process's, and a test reading it back must not see another's.
-    pub(crate) static FORCING: std::sync::Mutex<()> = std::sync::Mutex::new(());
-
-    /// Forcing a path the CPU has makes it the one the kernel runs on,
-    /// through the door of that path (not another wide one); forcing one
-    /// it lacks falls back to the best it has.
-    #[test]
-    fn forcing_a_path_runs_that_path() {
-        let _one_at_a_time = FORCING
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
-        for path in Simd::ALL {
-            force(Some(path));
-            let want = if path.supported() { path } else { detected() };
-            assert_eq!(active(), want, "{path:?}");
-            assert_eq!(
-                Wide::active().map(Wide::simd),
-                (want != Simd::Baseline).then_some(want),
-                "{path:?}"
-            );
-            // Through the door: the function compiled for `want` runs on
-            // this thread, and no other wide path's.
-            let count = || RUNS.with(|r| r.each_ref().map(std::cell::Cell::get));
-            let before = count();
-            let on = Wide::on_path(Wide::active(), || 7);
-            let after = count();
-            assert_eq!(on, 7);
-            for (k, s) in Simd::ALL.into_iter().enumerate().skip(1) {
-                let ran = after[k] - before[k];
-                assert_eq!(ran, u64::from(s == want), "{path:?}: {s:?} ran {ran} times");
-            }
-            force(None);
-        }
-        assert_eq!(active(), detected());
-        assert_eq!(available().last(), Some(&detected()));
-        for path in Simd::ALL {
-            assert_eq!(Simd::from_name(path.name()), Some(path));
-        }
-    }
-}
+#[cfg(feature = "counters")]
+pub static PREFETCHES: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);

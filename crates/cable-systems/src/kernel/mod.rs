@@ -45,8 +45,6 @@ pub mod rod;
 pub mod stages;
 pub mod store;
 mod substep;
-#[cfg(test)]
-mod tests;
 
 pub use stages::Stages;
 pub use store::{Block, Rigid, Soft, Store, span_linked, span_rest};

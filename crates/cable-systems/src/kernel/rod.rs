@@ -194,6 +194,7 @@ impl<L: Lane> Newton<L> {
 
     /// Rows the system holds without growing (four per particle of the
     /// longest rope solved so far, five per particle of the longest rod).
+    #[cfg(feature = "internals")]
     #[must_use]
     pub fn capacity(&self) -> usize {
         self.y.capacity()

@@ -21,9 +21,9 @@ use crate::params::SolverParams;
 /// The scratch of each piece, and where the pieces end, kept from frame to
 /// frame so that a warmed-up frame allocates nothing.
 #[derive(Default)]
-pub(crate) struct ScalarPieces {
+pub struct ScalarPieces {
     /// One kernel scratch per piece (at least as many as pieces).
-    scratch: Vec<Scratch<f32>>,
+    pub scratch: Vec<Scratch<f32>>,
     /// Per piece: the index one past its last view.
     ends: Vec<usize>,
 }
@@ -50,7 +50,7 @@ impl ScalarPieces {
     /// over pieces of consecutive views of at least [`PAR_GRAIN`]
     /// particles (the last may hold fewer), split in halves by piece
     /// count: the split depends on the views alone.
-    pub(crate) fn advance(
+    pub fn advance(
         &mut self,
         views: &mut [Option<CableMut<'_>>],
         params: &SolverParams,
@@ -80,8 +80,8 @@ impl ScalarPieces {
     }
 
     /// Pieces of the last frame.
-    #[cfg(test)]
-    fn pieces(&self) -> usize {
+    #[cfg(feature = "internals")]
+    pub fn pieces(&self) -> usize {
         self.ends.len()
     }
 }
@@ -116,51 +116,5 @@ fn run<F>(
                 || run(vb, base + cut, eb, sb, f),
             );
         }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use cable_core::{CableDesc, PAR_GRAIN, ParticlePool};
-    use glam::Vec3;
-
-    use super::ScalarPieces;
-    use crate::kernel::Stages;
-    use crate::params::{Solver, SolverParams};
-
-    /// The pieces follow the particle counts (cables of 1,001 particles go
-    /// 5 to a piece: 4 hold 4,004 < 4,096), and a piece's scratch is the
-    /// same one every frame, whatever thread runs it: its capacity does
-    /// not change after the first frame.
-    #[test]
-    fn pieces_are_cut_by_particles_and_keep_their_scratch() {
-        let mut pool = ParticlePool::new();
-        for k in 0..23 {
-            let y = k as f32;
-            let d = CableDesc::line(Vec3::new(0.0, y, 0.0), Vec3::new(5.0, y, 0.0), 5.0, 1000)
-                .expect("valid");
-            pool.add_cable(&d).expect("within budget");
-        }
-        let params = SolverParams {
-            solver: Solver::Direct,
-            ..SolverParams::default()
-        };
-        let mut pieces = ScalarPieces::default();
-        let mut caps = Vec::new();
-        for frame in 0..4 {
-            let mut views: Vec<_> = pool.columns_mut().into_cables().map(Some).collect();
-            pieces.advance(&mut views, &params, 1, Stages::ALL, false);
-            let now: Vec<usize> = pieces.scratch.iter().map(|s| s.newton.capacity()).collect();
-            if frame > 0 {
-                assert_eq!(now, caps, "frame {frame}: a piece's scratch grew again");
-            }
-            caps = now;
-        }
-        // 23 cables of 1,001 particles: 5 to a piece (5,005 ≥ 4,096), so
-        // 4 full pieces and one of 3.
-        const _: () = assert!(5 * 1001 >= PAR_GRAIN && 4 * 1001 < PAR_GRAIN);
-        assert_eq!(pieces.pieces(), 5);
-        assert!(caps.iter().all(|&c| c >= 1000), "{caps:?}");
-        assert!(pool.all_finite());
     }
 }

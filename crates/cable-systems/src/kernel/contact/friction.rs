@@ -12,7 +12,7 @@ use std::ops::Div;
 impl<L: Lane> Contacts<L> {
     /// Position-based Coulomb friction with coefficient `mu`.
     #[inline(always)] // into one out-of-line copy per SIMD path
-    pub(super) fn friction<S: Store<L>>(&mut self, st: &mut S, world: &[WorldCollider], mu: L) {
+    pub fn friction<S: Store<L>>(&mut self, st: &mut S, world: &[WorldCollider], mu: L) {
         for i in 0..st.rows() {
             self.friction_row(st, world, mu, i);
         }

@@ -14,7 +14,7 @@ use glam::Vec3;
 /// clearing `touch` is a plain memory fill. (With `−1`, LLVM vectorizes
 /// the fill across rows into AVX-512 scatter stores, one per float; see
 /// `docs/performance-history.md` for what that cost.)
-pub(super) const NONE: f32 = 0.0;
+pub const NONE: f32 = 0.0;
 
 /// What `touch` records for the candidate collider `k` (an index into the
 /// prepared colliders): `k + 1`, so that [`NONE`] is no collider.
@@ -32,7 +32,7 @@ pub(super) fn s<L: Lane>(v: f32) -> L {
 /// group (a shape near a few cables of a wide block: only their groups do
 /// its work); `None` when it is, and the work runs on the whole block.
 #[inline(always)]
-pub(super) fn few_groups<L: Lane>(cm: L::M) -> Option<impl Iterator<Item = usize> + Clone> {
+pub fn few_groups<L: Lane>(cm: L::M) -> Option<impl Iterator<Item = usize> + Clone> {
     let groups = (0..L::GROUPS).filter(move |&g| L::group_m(cm, g).any());
     (groups.clone().count() < L::GROUPS).then_some(groups)
 }
@@ -77,7 +77,7 @@ pub(super) fn axis_bounds<L: Lane, S: Store<L>>(st: &S, get: impl Fn(V3<L>) -> L
 /// and `+0` on the others (the ground, walls): its contact then reads one
 /// coordinate per particle instead of a dot product
 /// ([`Contacts::project_axis_plane`]).
-pub(super) fn axis_normal(n: Vec3) -> Option<(usize, bool)> {
+pub fn axis_normal(n: Vec3) -> Option<(usize, bool)> {
     let a = n.to_array();
     let k = a.iter().position(|c| c.abs() == 1.0)?;
     let others_zero = (0..3).filter(|&j| j != k).all(|j| a[j].to_bits() == 0);
@@ -96,7 +96,7 @@ pub(super) fn coord<L: Lane>(p: &mut V3<L>, axis: usize) -> &mut L {
 
 /// Lanes whose bounds reach the plane within `margin`.
 #[inline(always)]
-pub(super) fn plane_near<L: Lane>(normal: Vec3, offset: f32, bb: &Bounds<L>, margin: L) -> L::M {
+pub fn plane_near<L: Lane>(normal: Vec3, offset: f32, bb: &Bounds<L>, margin: L) -> L::M {
     // The box's corner deepest into the plane: per axis the low side where
     // the normal points up that axis, else the high side.
     let deep = |n: f32, lo: L, hi: L| if n >= 0.0 { lo } else { hi };
@@ -314,24 +314,26 @@ pub(super) const ANY_AXIS: usize = 3;
 /// One candidate plane's contact constants for a substep: what each
 /// particle's contact with it reads ([`Contacts::plane_row`]).
 #[derive(Debug, Clone, Copy)]
-pub(super) struct Plane<L: Lane> {
+pub struct Plane<L: Lane> {
     /// The normal's axis (0, 1, 2) when it is exactly `±1` there and `+0`
     /// elsewhere ([`axis_normal`]), else [`ANY_AXIS`].
-    pub(super) axis: usize,
+    pub axis: usize,
     /// The normal is the axis's negative.
-    pub(super) neg: bool,
+    pub neg: bool,
     /// The unit normal.
-    pub(super) nv: V3<L>,
+    pub nv: V3<L>,
     /// The plane's offset along its normal, metres.
-    pub(super) off: L,
+    pub off: L,
     /// The lanes for which the plane is a candidate.
-    pub(super) cm: L::M,
+    pub cm: L::M,
     /// The plane's collider index, as `touch` records it ([`tag`]).
-    pub(super) kf: L,
+    pub kf: L,
 }
 
 impl<L: Lane> Plane<L> {
-    pub(super) fn of(normal: Vec3, offset: f32, cm: L::M, k: u32) -> Self {
+    /// The plane `normal · x = offset` of collider `k`, a candidate of
+    /// the lanes `cm`.
+    pub fn of(normal: Vec3, offset: f32, cm: L::M, k: u32) -> Self {
         let (axis, neg) = axis_normal(normal).unwrap_or((ANY_AXIS, false));
         Self {
             axis,

@@ -68,14 +68,12 @@ use crate::kernel::narrow::{
 use crate::kernel::store::{Block, Store};
 use crate::simd::Wide;
 
-mod friction;
-mod geom;
-mod load;
-mod planes;
-mod shape;
-#[cfg(test)]
-mod tests;
-mod when;
+pub mod friction;
+pub mod geom;
+pub mod load;
+pub mod planes;
+pub mod shape;
+pub mod when;
 
 use geom::{
     NONE, Plane, axis_bounds, carried, few_groups, longest_segment, lost, plane_near, row_in, s,
@@ -121,9 +119,9 @@ fn slide_by_floors<L: Lane>(
 #[derive(Debug, Clone, Default)]
 pub struct Contacts<L: Lane> {
     /// Candidate colliders (indices into the prepared colliders), ascending.
-    cands: Vec<u32>,
+    pub cands: Vec<u32>,
     /// Per candidate: the lanes for which it is a candidate.
-    cand_m: Vec<L::M>,
+    pub cand_m: Vec<L::M>,
     /// Per candidate: the rows `lo..hi` whose start and predicted
     /// positions, grown by the margin, reach it in some lane (the row-level
     /// broad phase: a cable's rows far from a ball skip it). A plane's span
@@ -131,67 +129,67 @@ pub struct Contacts<L: Lane> {
     /// for an axis-aligned plane), cheaper than the
     /// bounds that would skip it, and it never misses a particle that the
     /// iterations carry farther than the margin.
-    span: Vec<(usize, usize)>,
+    pub span: Vec<(usize, usize)>,
     /// Per candidate and lane: that lane's own `lo..hi` (as lane values).
-    lane_span: Vec<(L, L)>,
+    pub lane_span: Vec<(L, L)>,
     /// Per candidate: the lanes whose span has a row (scratch of
     /// `Contacts::find_spans`).
-    seen: Vec<L::M>,
+    pub seen: Vec<L::M>,
     /// Total push-out of each particle this substep, metres (kept only
     /// for friction: `Contacts::pushed`).
-    push: Vec<V3<L>>,
+    pub push: Vec<V3<L>>,
     /// The last collider that pushed each particle ([`tag`]), or `NONE`
     /// (kept only for friction, and only when some candidate moves:
     /// [`Contacts::touches`]).
-    touch: Vec<L>,
+    pub touch: Vec<L>,
     /// Per candidate other than a plane: the outward normal each particle
     /// (rows `0..n`) and segment (rows `n..2n`) started the substep with,
     /// or zero (a plane's part is left as it was: nothing reads it).
-    side: Vec<V3<L>>,
+    pub side: Vec<V3<L>>,
     /// Where the last contact pass left each particle (at the first pass:
     /// where the substep started), kept only when some candidate has a
     /// core ([`core_of`]): a segment whose motion since then passed
     /// over the core went through the shape.
-    last: Vec<V3<L>>,
+    pub last: Vec<V3<L>>,
     /// `last` still holds the substep's previous positions (no contact
     /// pass ran yet): against a moving collider, `uncross` reads them where
     /// the collider carried them, so the side they came from is relative
     /// to it.
-    last_is_prev: bool,
+    pub last_is_prev: bool,
     /// Per candidate: its core ([`core_of`]), when it has one this
     /// substep. A ball has one only when it is thinner than two of the
     /// segments near it ([`longest_segment`]): a bigger ball cannot pass
     /// between two particles, and the particle sweeps catch it.
-    core: Vec<Option<Core>>,
+    pub core: Vec<Option<Core>>,
     /// Per candidate: the lanes for which it has a core (the lanes of
     /// [`Contacts::cand_m`] for a capsule or a bar; for a ball, those of
     /// them whose own segments near it are longer than its radius). A
     /// segment can pass through the shape between two particles in these
     /// lanes alone, and only they are un-crossed (`Contacts::uncross`).
-    core_m: Vec<L::M>,
+    pub core_m: Vec<L::M>,
     /// Some candidate has a core.
-    cores: bool,
+    pub cores: bool,
     /// The lanes with a candidate that is not a plane: they meet their
     /// candidates after every iteration; the other lanes only after the
     /// last ([`Contacts::lanes_after`]).
-    every: L::M,
+    pub every: L::M,
     /// [`Contacts::cand_m`] while [`Contacts::narrow`] has it cut down
     /// (kept so a warmed-up step does not allocate).
-    cand_all: Vec<L::M>,
+    pub cand_all: Vec<L::M>,
     /// Some candidate is not a plane: the sweeps and the row-level broad
     /// phase have work (a plane needs neither).
-    solids: bool,
+    pub solids: bool,
     /// The candidates when all of them are planes, in candidate order
     /// (for [`Contacts::project_and_finish_planes`]); else empty.
-    planes: Vec<Plane<L>>,
+    pub planes: Vec<Plane<L>>,
     /// The candidate planes when some candidate is a solid, in candidate
     /// order (else empty): a solid's particle push and sweep respect them
     /// (a particle squeezed between a ball and the ground goes along the
     /// wedge between them, not into the ground: `shape::shape_pass`).
-    floors: Vec<Plane<L>>,
+    pub floors: Vec<Plane<L>>,
     /// The block has friction: `push` is kept, and `touch` with
     /// [`Contacts::touches`] (nothing else reads them).
-    friction: bool,
+    pub friction: bool,
     /// Friction needs `touch`: it has a moving candidate, whose motion a
     /// particle it pushed is carried with. With only still candidates
     /// friction reads whether a particle was pushed from `push` alone (a
@@ -199,26 +197,26 @@ pub struct Contacts<L: Lane> {
     /// form: see [`Contacts::friction`]), and no
     /// contact writes `touch`: a load, a blend and a store fewer per row
     /// and contact of the ground plane, and no fill per substep.
-    touches: bool,
+    pub touches: bool,
     /// The path the contact passes run on this substep (the kernel's).
-    wide: Option<Wide>,
+    pub wide: Option<Wide>,
     /// Contact forces are measured this substep
     /// ([`cable_core::ColliderSet::measures_forces`]).
-    forces: bool,
+    pub forces: bool,
     /// Contacts are tracked this substep
     /// ([`cable_core::ColliderSet::tracks_contacts`]).
-    events: bool,
+    pub events: bool,
     /// `forces || events`: `loads` are kept.
-    measure: bool,
+    pub measure: bool,
     /// Per candidate: its load this substep (`load.rs`), when `measure`.
-    loads: Vec<Load<L>>,
+    pub loads: Vec<Load<L>>,
     /// The colliders that pushed some lane in the substeps since the last
     /// [`Contacts::report_touches`], and the lanes (1 where pushed), in the
     /// order first met: carried across the substeps of a block, when
     /// `events`.
-    touched: Vec<(cable_core::ColliderHandle, L)>,
+    pub touched: Vec<(cable_core::ColliderHandle, L)>,
     /// Per candidate: its position, which torques are taken about.
-    centres: Vec<Vec3>,
+    pub centres: Vec<Vec3>,
 }
 
 impl<L: Lane> Contacts<L> {
@@ -448,7 +446,7 @@ impl<L: Lane> Contacts<L> {
     /// ([`few_groups`]), as its contact pass runs; the other lanes keep
     /// the zero the buffer is filled with, which is what the whole-block
     /// pass writes where the shape is no candidate.
-    fn remember_sides<S: Store<L>>(&mut self, st: &S, world: &[WorldCollider], margin: L) {
+    pub fn remember_sides<S: Store<L>>(&mut self, st: &S, world: &[WorldCollider], margin: L) {
         let n = st.rows();
         // Sized for every candidate, zeroed only for the shapes that read
         // it (`project_shape`): a plane's part is never read (`memset`,

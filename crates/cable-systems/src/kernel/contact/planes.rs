@@ -17,13 +17,7 @@ impl<L: Lane> Contacts<L> {
     /// written out here. `ci`: the plane's candidate index (for its load,
     /// `load.rs`).
     #[inline(always)]
-    pub(super) fn project_plane<S: Store<L>>(
-        &mut self,
-        st: &mut S,
-        pl: &Plane<L>,
-        r: L,
-        ci: usize,
-    ) {
+    pub fn project_plane<S: Store<L>>(&mut self, st: &mut S, pl: &Plane<L>, r: L, ci: usize) {
         for i in 0..st.rows() {
             let mut p = st.pos(i);
             let q = p;
@@ -86,7 +80,7 @@ impl<L: Lane> Contacts<L> {
     /// product (instruction counts of the `contact_parts` example in
     /// `docs/performance-history.md`).
     #[inline(always)]
-    pub(super) fn project_axis_plane<S: Store<L>, const AXIS: usize>(
+    pub fn project_axis_plane<S: Store<L>, const AXIS: usize>(
         &mut self,
         st: &mut S,
         pl: &Plane<L>,

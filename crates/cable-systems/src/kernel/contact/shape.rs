@@ -19,7 +19,7 @@ use glam::Vec3;
 /// candidate's span starts the substep, written into `side` (particles
 /// `0..n`, segments `n..2n`) on those lanes. `at`: the candidate lanes,
 /// the row span and the per-lane row span ([`Contacts::find_spans`]).
-pub(super) fn sides_on<L: Lane, S: Store<L>, P: Lanes<L>>(
+pub fn sides_on<L: Lane, S: Store<L>, P: Lanes<L>>(
     st: &S,
     col: &WorldCollider,
     side: &mut [V3<L>],
@@ -94,7 +94,7 @@ pub(super) trait ShapeRows<G: Lane> {
 
 /// Which lanes of a block a shape's pass runs on ([`View`]): all of them
 /// ([`All`]) or one group ([`OneGroup`]).
-pub(super) trait Lanes<L: Lane>: Copy {
+pub trait Lanes<L: Lane>: Copy {
     /// The lanes run on.
     type G: Lane;
     /// Those lanes of `x`.
@@ -119,7 +119,7 @@ pub(super) trait Lanes<L: Lane>: Copy {
 
 /// Every lane of the block.
 #[derive(Clone, Copy)]
-pub(super) struct All;
+pub struct All;
 
 impl<L: Lane> Lanes<L> for All {
     type G = L;
@@ -401,7 +401,7 @@ pub(super) fn shape_pass<G: Lane, V: ShapeRows<G>>(
 /// One candidate collider's load over a substep, per lane: the sum of
 /// `m · Δx` (kg·m) and of `(x − c) × m · Δx` about its position `c`.
 #[derive(Debug, Clone, Copy)]
-pub(super) struct Load<L: Lane> {
+pub struct Load<L: Lane> {
     pub(super) lin: V3<L>,
     pub(super) ang: V3<L>,
     /// 1 in the lanes the collider pushed (contact tracking), else 0.

@@ -16,14 +16,16 @@ use crate::params::SolverParams;
 
 /// One bundle of `W` lanes: up to `W / 8` lane groups of one key.
 #[derive(Clone, Debug, Default)]
-pub(super) struct Bundle<const W: usize> {
-    pub(super) key: Key,
+pub struct Bundle<const W: usize> {
+    /// What its cables share: the plan's grouping key.
+    pub key: Key,
     /// Cable index of each lane, [`SCALAR`] for padding.
     pub(super) cables: Vec<u32>,
     /// The pool row of each lane's first particle, [`SCALAR`] for padding
     /// (where [`Held::write_back`] copies the lane to).
     pub(super) at: Vec<u32>,
-    pub(super) rows: Rows<W>,
+    /// The lanes' particle rows and constants.
+    pub rows: Rows<W>,
     pub(super) block: Block<Fx<W>>,
     pub(super) scratch: Scratch<Fx<W>>,
     /// Lanes (bit `lane`) whose cable's particle state alone was edited in
@@ -503,8 +505,10 @@ pub(super) enum Refresh {
 /// for up to four; a third width would cost compile time, not speed).
 #[derive(Clone, Debug)]
 #[allow(clippy::large_enum_variant)] // bundles live in one Vec, each sized once per plan
-pub(super) enum AnyBundle {
+pub enum AnyBundle {
+    /// One group of 8 lanes.
     One(Bundle<8>),
+    /// Up to four groups, 32 lanes.
     Four(Bundle<32>),
 }
 

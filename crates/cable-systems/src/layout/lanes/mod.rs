@@ -69,16 +69,15 @@
 //! them, prefetching), `bundle.rs` (gather, run, scatter of one bundle),
 //! `world.rs` (the state between frames and [`advance`]).
 
-mod bundle;
-mod plan;
-mod rows;
-#[cfg(test)]
-mod tests;
-mod views;
-mod world;
+pub mod bundle;
+pub mod plan;
+pub mod rows;
+pub mod views;
+pub mod world;
 
 // Named by the docs above; public API only with the `internals` feature.
 #[cfg_attr(not(feature = "internals"), allow(unused_imports))]
 pub use plan::{GROUPS_IN_FLIGHT, LANES, MIN_GROUP_FILL};
-pub(crate) use views::{ViewBuf, recycle};
+pub(crate) use views::ViewBuf;
+pub use views::recycle;
 pub use world::{LanesWorld, advance};

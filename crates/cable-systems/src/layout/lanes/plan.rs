@@ -23,11 +23,12 @@ pub(super) const SCALAR: u32 = u32::MAX;
 /// costly constraint kinds. Cheap kinds (tethers, tension tracking) do not
 /// split groups: a group runs them when any lane has them, masked.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord)]
-pub(super) struct Key {
+pub struct Key {
     pub(super) segs: usize,
     pub(super) iterations: u32,
     pub(super) stiff: bool,
-    pub(super) soft: bool,
+    /// The cables are compliant (their multipliers are kept).
+    pub soft: bool,
     pub(super) curv: bool,
     pub(super) friction: bool,
 }

@@ -11,7 +11,7 @@ pub(super) const MIXED: u32 = u32::MAX;
 /// The particle state of a bundle of `W` lanes: row `r` holds particle `r`
 /// of each of the `W` cables.
 #[derive(Clone, Debug, Default)]
-pub(super) struct Rows<const W: usize> {
+pub struct Rows<const W: usize> {
     pub(super) pos: Vec<V3<Fx<W>>>,
     pub(super) prev: Vec<V3<Fx<W>>>,
     pub(super) carry: Vec<V3<Fx<W>>>,
@@ -53,7 +53,7 @@ pub(super) struct Rows<const W: usize> {
 /// distance constraints' constants shrink from 16 of 52 bytes per lane and
 /// row to nothing that leaves the cache.
 #[derive(Clone, Debug)]
-pub(super) struct Col<T> {
+pub struct Col<T> {
     pub(super) v: Vec<T>,
     /// Entries `mid..=end` are entry `mid` ([`usize::MAX`]: kept whole).
     pub(super) mid: usize,
@@ -73,7 +73,7 @@ impl<T> Default for Col<T> {
 impl<T: Copy + SameBits> Col<T> {
     /// Entry `i`.
     #[inline(always)]
-    pub(super) fn get(&self, i: usize) -> T {
+    pub fn get(&self, i: usize) -> T {
         // Whole: `i`. Three entries: 0 for 0, 1 for `1..=end`, then 2.
         self.v[i.min(self.mid) + i.saturating_sub(self.end)]
     }
@@ -85,13 +85,13 @@ impl<T: Copy + SameBits> Col<T> {
     }
 
     /// Appends entry `v` (before [`Col::pack`]).
-    pub(super) fn push(&mut self, v: T) {
+    pub fn push(&mut self, v: T) {
         self.v.push(v);
     }
 
     /// Keeps three entries when every entry between the first and the last
     /// is bitwise the same; else the column stays whole.
-    pub(super) fn pack(&mut self) {
+    pub fn pack(&mut self) {
         let n = self.v.len();
         if n > 3 && self.v[2..n - 1].iter().all(|e| e.same(&self.v[1])) {
             self.v[2] = self.v[n - 1];
@@ -101,13 +101,13 @@ impl<T: Copy + SameBits> Col<T> {
     }
 
     /// The stored entries (what a substep reads from memory).
-    pub(super) fn stored(&self) -> &[T] {
+    pub fn stored(&self) -> &[T] {
         &self.v
     }
 }
 
 /// Bitwise equality of lane values (`-0` is not `+0`), for [`Col::pack`].
-pub(super) trait SameBits {
+pub trait SameBits {
     /// Every lane of `self` has the bits of the same lane of `o`.
     fn same(&self, o: &Self) -> bool;
 }
@@ -144,12 +144,12 @@ impl<const W: usize> SameBits for Soft<Fx<W>> {
 }
 
 /// Most arrays [`Spans`] lists.
-pub(super) const SPANS: usize = 8;
+pub const SPANS: usize = 8;
 
 /// The memory a bundle's substep first touches, as `(address, bytes)`
 /// of its row arrays (unused entries empty): what the bundle before it
 /// asks the CPU for ([`Ahead`]).
-pub(super) type Spans = [(usize, usize); SPANS];
+pub type Spans = [(usize, usize); SPANS];
 
 /// Asks the CPU for the next bundle's rows while a bundle runs its last
 /// substep of the frame ([`Store::ahead`]): a few 64-byte lines per
@@ -175,7 +175,7 @@ pub(super) type Spans = [(usize, usize); SPANS];
 /// `docs/guide/profiling.md`). Packed constants ([`Col`]) leave fewer rows
 /// to ask for.
 #[derive(Clone, Debug, Default)]
-pub(super) struct Ahead {
+pub struct Ahead {
     pub(super) spans: Spans,
     /// The span and byte offset of the next line to ask for.
     pub(super) span: usize,
@@ -186,7 +186,7 @@ pub(super) struct Ahead {
 
 impl Ahead {
     /// Asks for the lines of `spans`, `calls` calls of [`Ahead::step`] from now.
-    pub(super) fn new(spans: &Spans, calls: usize) -> Self {
+    pub fn new(spans: &Spans, calls: usize) -> Self {
         // From the start of each span's first line.
         let spans = spans.map(|(a, n)| (a & !(LINE - 1), n + a % LINE * usize::from(n > 0)));
         let lines: usize = spans.iter().map(|s| s.1.div_ceil(LINE)).sum();
@@ -200,7 +200,7 @@ impl Ahead {
 
     /// The next `per_call` lines, each given to `f` (the prefetch).
     #[inline(always)]
-    pub(super) fn step_with(&mut self, mut f: impl FnMut(usize)) {
+    pub fn step_with(&mut self, mut f: impl FnMut(usize)) {
         let mut left = self.per_call;
         while left > 0 {
             let Some(&(a, n)) = self.spans.get(self.span) else {
@@ -225,12 +225,12 @@ impl Ahead {
 }
 
 /// Bytes per cache line.
-pub(super) const LINE: usize = 64;
+pub const LINE: usize = 64;
 
 impl<const W: usize> Rows<W> {
     /// The free masks and distance constants are packed ([`Col::pack`]).
-    #[cfg(test)]
-    pub(super) fn packed(&self) -> bool {
+    #[cfg(feature = "internals")]
+    pub fn packed(&self) -> bool {
         self.free.stored().len() < self.pos.len()
             && (self.rigid[0].stored().len() + self.soft[0].stored().len()) < self.pos.len() - 1
     }
@@ -238,7 +238,7 @@ impl<const W: usize> Rows<W> {
     /// What a substep of these rows first touches, where it is (see
     /// [`Spans`]): the particle state, the distance constraints and, if
     /// the substep uses them (`multipliers`), their multipliers.
-    pub(super) fn spans(&self, multipliers: bool) -> Spans {
+    pub fn spans(&self, multipliers: bool) -> Spans {
         fn span<T>(v: &[T]) -> (usize, usize) {
             (v.as_ptr().addr(), std::mem::size_of_val(v))
         }

@@ -4,11 +4,11 @@ use cable_core::CableMut;
 
 /// The per-cable views of one frame, in bundle order: [`STRIDE`] slots per
 /// bundle (`None` for padding), then the one-lane cables in row order.
-pub(crate) type Views<'a> = Vec<Option<CableMut<'a>>>;
+pub type Views<'a> = Vec<Option<CableMut<'a>>>;
 
 /// An empty [`Views`] that keeps its allocation for another lifetime: the
 /// views of one frame cannot outlive the pool's borrow, their buffer can.
-pub(crate) fn recycle<'b>(mut v: Views<'_>) -> Views<'b> {
+pub fn recycle<'b>(mut v: Views<'_>) -> Views<'b> {
     v.clear();
     // In place: `Vec`'s in-place collection reuses the buffer of a
     // same-layout element type, an optimisation std does not promise;

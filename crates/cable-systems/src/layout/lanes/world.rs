@@ -21,35 +21,37 @@ use crate::params::SolverParams;
 /// the pool writes the lanes back ([`Held::write_back`]) and a frame
 /// nothing reads copies nothing; taken back at the next [`advance`].
 #[derive(Clone, Debug, Default)]
-pub(super) struct Held {
-    pub(super) order: Vec<(Key, u32)>,
-    pub(super) bundles: Vec<AnyBundle>,
+pub struct Held {
+    /// The plan: each lane cable's key and cable index, sorted by key.
+    pub order: Vec<(Key, u32)>,
+    /// The bundles of the plan.
+    pub bundles: Vec<AnyBundle>,
     /// Per cable (row order): its slot in the frame's views, `bundle ·`
     /// [`STRIDE`] `+ lane` for lane cables, after every bundle's slots for
     /// the others.
-    pub(super) dest: Vec<u32>,
+    pub dest: Vec<u32>,
     /// `dest` increases along the rows.
-    pub(super) in_order: bool,
+    pub in_order: bool,
     /// Pool structure revision ([`ParticlePool::structure_revision`]) and
     /// parameters right after the last [`advance`]: while both match, the
     /// bundles hold the pool's current state but for the cables
     /// [`ParticlePool::state_edits_since`] `synced_rev` lists.
-    pub(super) synced: Option<(u64, SolverParams)>,
+    pub synced: Option<(u64, SolverParams)>,
     /// The pool's revision right after the last [`advance`].
-    pub(super) synced_rev: u64,
+    pub synced_rev: u64,
     /// The pool's attachment revision the targets were copied at.
-    pub(super) synced_attach: u64,
+    pub synced_attach: u64,
     /// The multipliers are written back too (tension tracking, or the
     /// direct solver's warm start).
-    pub(super) track: bool,
+    pub track: bool,
     /// The last frame wrote the lanes back to the pool in the tasks that
     /// ran it (see [`advance`]): the pool is current.
-    pub(super) written: bool,
+    pub written: bool,
     /// Cables on the one-lane path.
-    pub(super) scalars: usize,
+    pub scalars: usize,
     /// Per bundle, the next bundle's [`Spans`] (empty for the last),
     /// made each frame.
-    pub(super) next: Vec<Spans>,
+    pub next: Vec<Spans>,
 }
 
 impl StateHolder for Held {
@@ -113,7 +115,7 @@ pub struct LanesWorld {
     pub(super) lane_cables: usize,
     pub(super) lane_groups: usize,
     /// The last plan's slots were in row order ([`Held::in_order`]).
-    pub(super) in_order: bool,
+    pub in_order: bool,
     /// Frames that wrote the lanes back in their own tasks
     /// ([`LanesWorld::eager_frames`]).
     pub(super) eager_frames: u64,

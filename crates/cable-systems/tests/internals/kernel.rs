@@ -3,10 +3,9 @@ use glam::Vec3;
 
 use cable_core::MIN_SEGMENT_LENGTH;
 
-use super::lane::{Lane, V3};
-use super::{Block, Rigid, Scratch, Shared, Soft, Store, substep};
-use crate::kernel::Stages;
-use crate::params::SolverParams;
+use cable_systems::kernel::lane::{Lane, V3};
+use cable_systems::kernel::{Block, Rigid, Scratch, Shared, Soft, Stages, Store, substep};
+use cable_systems::params::SolverParams;
 
 /// Segments of the cables of [`run`]: cable `k` has `SEGS[k]`.
 const SEGS: [u32; 6] = [1, 2, 5, 13, 32, 3];
@@ -249,9 +248,9 @@ fn every_solver_calls_the_hook_once_per_distance_projection() {
                 let params = SolverParams {
                     friction: 0.3,
                     solver: if direct {
-                        crate::params::Solver::Direct
+                        cable_systems::params::Solver::Direct
                     } else {
-                        crate::params::Solver::default()
+                        cable_systems::params::Solver::default()
                     },
                     ..SolverParams::default()
                 };
@@ -287,7 +286,7 @@ fn every_solver_calls_the_hook_once_per_distance_projection() {
 }
 
 /// The reference: the masks on each end's displacement (the textbook
-/// form that [`super::distance::project_rigid`] replaces with one masked factor).
+/// form that [`cable_systems::kernel::distance::project_rigid`] replaces with one masked factor).
 fn project_rigid_masked(a: &mut V3<f32>, b: &mut V3<f32>, c: &Rigid<f32>) {
     let d = *b - *a;
     let len = d.length();
@@ -299,7 +298,7 @@ fn project_rigid_masked(a: &mut V3<f32>, b: &mut V3<f32>, c: &Rigid<f32>) {
 }
 
 proptest::proptest! {
-    /// [`super::distance::project_rigid`], its mask on `err` alone, gives every
+    /// [`cable_systems::kernel::distance::project_rigid`], its mask on `err` alone, gives every
     /// value the masked displacements give: bit for bit but for the
     /// sign of a zero, over pinned ends (weight 0), torn segments,
     /// segments shorter than [`MIN_SEGMENT_LENGTH`] and
@@ -327,7 +326,7 @@ proptest::proptest! {
         let c = Rigid::new(wa, wb, rest, linked);
         let (mut a2, mut b2) = (a, b);
         project_rigid_masked(&mut a2, &mut b2, &c);
-        super::distance::project_rigid(&mut a, &mut b, &c);
+        cable_systems::kernel::distance::project_rigid(&mut a, &mut b, &c);
         for (got, want) in [a.x, a.y, a.z, b.x, b.y, b.z]
             .into_iter()
             .zip([a2.x, a2.y, a2.z, b2.x, b2.y, b2.z])
@@ -339,7 +338,7 @@ proptest::proptest! {
         }
     }
 
-    /// [`super::distance::project_soft`] against the textbook XPBD step in
+    /// [`cable_systems::kernel::distance::project_soft`] against the textbook XPBD step in
     /// `f64` (`Δλ = (−C − α̃λ)/(wa + wb + α̃)`, ends moved along the
     /// unit vector): the multiplier and both ends to a few `f32`
     /// roundings of the scene's scale, and exactly unchanged (but for
@@ -362,7 +361,7 @@ proptest::proptest! {
         let b = a + V3::new(step[0], step[1], step[2]).scale(scale);
         let c = Soft::new(wa, wb, rest, alpha_t);
         let (mut a1, mut b1, mut l1) = (a, b, lambda0);
-        super::distance::project_soft(&mut a1, &mut b1, &c, alpha_t, &mut l1);
+        cable_systems::kernel::distance::project_soft(&mut a1, &mut b1, &c, alpha_t, &mut l1);
 
         let f = |v: V3<f32>| [f64::from(v.x), f64::from(v.y), f64::from(v.z)];
         let (pa, pb) = (f(a), f(b));

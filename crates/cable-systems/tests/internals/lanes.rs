@@ -1,21 +1,21 @@
 use cable_core::{CableDesc, Collider, End, ParticlePool};
 use glam::Vec3;
 
-use super::bundle::{AnyBundle, each};
-use super::rows::{SPANS, Spans};
-use super::views::Views;
-use super::world::Held;
-use super::{LanesWorld, recycle};
-use crate::simd;
-use crate::{Layout, SolverParams, Stepper};
+use cable_systems::layout::lanes::bundle::AnyBundle;
+use cable_systems::layout::lanes::rows::{SPANS, Spans};
+use cable_systems::layout::lanes::views::Views;
+use cable_systems::layout::lanes::world::Held;
+use cable_systems::layout::lanes::{LanesWorld, recycle};
+use cable_systems::simd;
+use cable_systems::{Layout, SolverParams, Stepper};
 
 /// A column packs to three entries exactly when its interior is
 /// bitwise uniform, and reads back every entry as it was.
 #[test]
 fn columns_pack_only_bitwise_uniform_interiors() {
-    use super::rows::Col;
-    use crate::kernel::lane::Fx;
-    use crate::kernel::lane::Lane;
+    use cable_systems::kernel::lane::Fx;
+    use cable_systems::kernel::lane::Lane;
+    use cable_systems::layout::lanes::rows::Col;
     let col = |vals: &[f32]| {
         let mut c = Col::default();
         for &v in vals {
@@ -137,7 +137,7 @@ fn rows_on_a_plane(
 /// included.
 #[test]
 fn ahead_asks_for_every_line_once_within_the_substep() {
-    use super::rows::{Ahead, LINE, SPANS, Spans};
+    use cable_systems::layout::lanes::rows::{Ahead, LINE, SPANS, Spans};
     let mut spans: Spans = [(0, 0); SPANS];
     spans[0] = (0x1000, 4 * LINE);
     // Starting mid-line, ending mid-line: four lines.
@@ -206,7 +206,7 @@ fn one_key_in_row_order_matches_the_one_lane_layout() {
 /// velocity, a teleport of an attached cable, parameters and masses
 /// that keep the cable in its group) in a 32-lane bundle, an 8-lane
 /// bundle and on the one-lane path: the lanes re-read just those cables
-/// ([`super::Bundle::gather_state`]) or their bundle, and the result is
+/// ([`cable_systems::layout::lanes::bundle::Bundle::gather_state`]) or their bundle, and the result is
 /// bitwise the one-lane layout's, which works in the pool itself.
 #[test]
 fn cables_edited_alone_match_the_one_lane_layout() {
@@ -416,12 +416,12 @@ fn meshing_a_lent_pool_leaves_it_lent() {
         // The same buffers before the build (each ring frame carries on
         // from the last build's).
         synced.clone_from(&lent);
-        crate::mesh::build_meshes(&pool, &options, &mut lent).expect("fits");
+        cable_systems::mesh::build_meshes(&pool, &options, &mut lent).expect("fits");
         assert!(pool.is_lent(), "meshing made the pool current");
     }
     assert_eq!(st.layout_state().lanes().eager_frames(), 0);
     pool.sync_state();
-    crate::mesh::build_meshes(&pool, &options, &mut synced).expect("fits");
+    cable_systems::mesh::build_meshes(&pool, &options, &mut synced).expect("fits");
     assert!(!lent.vertices.is_empty());
     assert_eq!(lent.points, pool.all_positions());
     assert_eq!(lent, synced);
@@ -500,7 +500,10 @@ fn each_bundle_asks_for_the_next_ones_rows() {
             assert_eq!(*hint, Spans::default(), "the last bundle asks for nothing");
             continue;
         };
-        let (rows, soft) = each!(b, b => (b.rows.spans(true), b.key.soft));
+        let (rows, soft) = match b {
+            AnyBundle::One(b) => (b.rows.spans(true), b.key.soft),
+            AnyBundle::Four(b) => (b.rows.spans(true), b.key.soft),
+        };
         assert!(rows[0].1 > 0, "bundle {} has rows", i + 1);
         for (k, (&got, &want)) in hint.iter().zip(&rows).enumerate() {
             // The multipliers (the last span) only where used.
@@ -515,15 +518,18 @@ fn each_bundle_asks_for_the_next_ones_rows() {
     // Not vacuous: one successor is compliant, one is not.
     let soft: Vec<bool> = held.bundles[1..]
         .iter()
-        .map(|b| each!(b, b => b.key.soft))
+        .map(|b| match b {
+            AnyBundle::One(b) => b.key.soft,
+            AnyBundle::Four(b) => b.key.soft,
+        })
         .collect();
     assert!(soft.contains(&true) && soft.contains(&false), "{soft:?}");
 }
 
-/// The AVX2 and AVX-512 paths (`unsafe` calls, in [`crate::simd::Wide::run`],
+/// The AVX2 and AVX-512 paths (`unsafe` calls, in [`cable_systems::simd::Wide::run`],
 /// for the kernel and the contact passes) and the baseline path give
 /// the same bits as the one-lane layout, with a bundle asking for the
-/// next one's rows (the third `unsafe` call, [`crate::simd::prefetch`]).
+/// next one's rows (the third `unsafe` call, [`cable_systems::simd::prefetch`]).
 /// Small enough for Miri, which passes it on every path (under Miri a
 /// path is detected when the build enables its features, as below):
 ///
@@ -588,7 +594,7 @@ fn every_simd_path_matches_the_one_lane_layout() {
         pool.all_positions().to_vec()
     };
     let want = run(Layout::Soa);
-    let _one_at_a_time = simd::tests::FORCING
+    let _one_at_a_time = super::simd::FORCING
         .lock()
         .unwrap_or_else(std::sync::PoisonError::into_inner);
     for path in simd::available() {

@@ -1,6 +1,12 @@
-use super::geom::axis_normal;
-use super::*;
-use crate::kernel::lane::{Fx, Mx};
+use cable_core::{ColliderSet, WorldShape};
+use cable_systems::kernel::contact::geom::axis_normal;
+use cable_systems::kernel::contact::geom::{NONE, Plane, few_groups, plane_near};
+use cable_systems::kernel::contact::shape::{All, sides_on};
+use cable_systems::kernel::contact::*;
+use cable_systems::kernel::lane::{Bounds, Lane, Mask, V3};
+use cable_systems::kernel::lane::{Fx, Mx};
+use cable_systems::kernel::store::{Block, Store};
+use glam::Vec3;
 
 /// Positions, free masks, previous positions and carries of `W`
 /// lanes: what a plane's contact, a shape's side memory and friction
@@ -61,10 +67,10 @@ impl<const W: usize> Store<Fx<W>> for Pts<W> {
     fn w(&self, _: usize) -> Fx<W> {
         unreachable!()
     }
-    fn rigid(&self, _: usize, _: usize) -> crate::kernel::store::Rigid<Fx<W>> {
+    fn rigid(&self, _: usize, _: usize) -> cable_systems::kernel::store::Rigid<Fx<W>> {
         unreachable!()
     }
-    fn soft(&self, _: usize, _: usize, _: Fx<W>) -> crate::kernel::store::Soft<Fx<W>> {
+    fn soft(&self, _: usize, _: usize, _: Fx<W>) -> cable_systems::kernel::store::Soft<Fx<W>> {
         unreachable!()
     }
     fn lambda(&self, _: usize, _: usize) -> Fx<W> {
