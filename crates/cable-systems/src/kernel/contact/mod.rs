@@ -68,12 +68,20 @@ use crate::kernel::narrow::{
 use crate::kernel::store::{Block, Store};
 use crate::simd::Wide;
 
-pub mod friction;
-pub mod geom;
-pub mod load;
-pub mod planes;
-pub mod shape;
-pub mod when;
+// The contact passes' inner modules: public with the `internals` feature, for
+// this crate's tests of its internals (`tests/internals`), else private;
+// private in rustdoc's build too, whose pages are the public API.
+macro_rules! inner {
+    ($($m:ident),*) => {
+        $(
+            #[cfg(all(feature = "internals", not(doc)))]
+            pub mod $m;
+            #[cfg(not(all(feature = "internals", not(doc))))]
+            mod $m;
+        )*
+    };
+}
+inner!(friction, geom, load, planes, shape, when);
 
 use geom::{
     NONE, Plane, axis_bounds, carried, few_groups, longest_segment, lost, plane_near, row_in, s,
@@ -138,7 +146,7 @@ pub struct Contacts<L: Lane> {
     /// Total push-out of each particle this substep, metres (kept only
     /// for friction: `Contacts::pushed`).
     pub push: Vec<V3<L>>,
-    /// The last collider that pushed each particle ([`tag`]), or `NONE`
+    /// The last collider that pushed each particle (`tag`), or `NONE`
     /// (kept only for friction, and only when some candidate moves:
     /// [`Contacts::touches`]).
     pub touch: Vec<L>,
@@ -158,7 +166,7 @@ pub struct Contacts<L: Lane> {
     pub last_is_prev: bool,
     /// Per candidate: its core ([`core_of`]), when it has one this
     /// substep. A ball has one only when it is thinner than two of the
-    /// segments near it ([`longest_segment`]): a bigger ball cannot pass
+    /// segments near it (`longest_segment`): a bigger ball cannot pass
     /// between two particles, and the particle sweeps catch it.
     pub core: Vec<Option<Core>>,
     /// Per candidate: the lanes for which it has a core (the lanes of
@@ -443,7 +451,7 @@ impl<L: Lane> Contacts<L> {
     /// Records on which side of each candidate every particle and segment
     /// starts the substep (its outward normal there): for a shape near a
     /// few cables of a wide block, on their lane groups only
-    /// ([`few_groups`]), as its contact pass runs; the other lanes keep
+    /// (`few_groups`), as its contact pass runs; the other lanes keep
     /// the zero the buffer is filled with, which is what the whole-block
     /// pass writes where the shape is no candidate.
     pub fn remember_sides<S: Store<L>>(&mut self, st: &S, world: &[WorldCollider], margin: L) {

@@ -58,7 +58,7 @@ impl<L: Lane> Contacts<L> {
     }
 
     /// [`Contacts::project`]'s plane contact for a plane whose normal is
-    /// axis `AXIS` (`pl.neg`: its negative), as [`axis_normal`] found it;
+    /// axis `AXIS` (`pl.neg`: its negative), as `axis_normal` found it;
     /// the candidate lanes `pl.cm`, the plane's offset `pl.off`. For finite positions
     /// this is bitwise the dot-product form:
     ///

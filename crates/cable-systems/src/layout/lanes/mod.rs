@@ -69,11 +69,20 @@
 //! them, prefetching), `bundle.rs` (gather, run, scatter of one bundle),
 //! `world.rs` (the state between frames and [`advance`]).
 
-pub mod bundle;
-pub mod plan;
-pub mod rows;
-pub mod views;
-pub mod world;
+// The lane layout' inner modules: public with the `internals` feature, for
+// this crate's tests of its internals (`tests/internals`), else private;
+// private in rustdoc's build too, whose pages are the public API.
+macro_rules! inner {
+    ($($m:ident),*) => {
+        $(
+            #[cfg(all(feature = "internals", not(doc)))]
+            pub mod $m;
+            #[cfg(not(all(feature = "internals", not(doc))))]
+            mod $m;
+        )*
+    };
+}
+inner!(bundle, plan, rows, views, world);
 
 // Named by the docs above; public API only with the `internals` feature.
 #[cfg_attr(not(feature = "internals"), allow(unused_imports))]

@@ -6,7 +6,7 @@ use cable_core::CableMut;
 /// bundle (`None` for padding), then the one-lane cables in row order.
 pub type Views<'a> = Vec<Option<CableMut<'a>>>;
 
-/// An empty [`Views`] that keeps its allocation for another lifetime: the
+/// An empty `Views` that keeps its allocation for another lifetime: the
 /// views of one frame cannot outlive the pool's borrow, their buffer can.
 pub fn recycle<'b>(mut v: Views<'_>) -> Views<'b> {
     v.clear();

@@ -114,7 +114,7 @@ pub struct LanesWorld {
     /// last plan.
     pub(super) lane_cables: usize,
     pub(super) lane_groups: usize,
-    /// The last plan's slots were in row order ([`Held::in_order`]).
+    /// The last plan's slots were in row order (`Held::in_order`).
     pub in_order: bool,
     /// Frames that wrote the lanes back in their own tasks
     /// ([`LanesWorld::eager_frames`]).
