@@ -536,7 +536,7 @@ fn each_bundle_asks_for_the_next_ones_rows() {
 /// ```sh
 /// RUSTFLAGS="-C target-feature=+avx2,+avx512f,+avx512vl" \
 /// MIRIFLAGS="-Zmiri-tree-borrows -Zmiri-permissive-provenance -Zmiri-ignore-leaks" \
-/// cargo +nightly miri test -p cable-systems --lib -- lanes::tests::every_simd_path simd::tests
+/// cargo +nightly miri test -p cable-systems --test internals -- lanes::every_simd_path simd::
 /// ```
 ///
 /// (`rustup component add --toolchain nightly miri rust-src` first.)
