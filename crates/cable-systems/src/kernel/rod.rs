@@ -288,6 +288,15 @@ fn rod_step<L: Lane, S: Store<L>>(s: &mut S, b: &Block<L>, nw: &mut Newton<L>, h
     newton_step::<L, S, 5, BAND_ROD>(s, b, nw, h2);
 }
 
+/// The largest ratio of a rod's bending geometric stiffness (about
+/// `c·4/l²` on a particle, `c` of [`solve_direct`]'s `G`) to the lightest
+/// free mass of its three particles that the direct solve keeps: the band
+/// is `f32`, whose 24-bit mantissa loses the mass beside a stiffness above
+/// ~10⁷ times it (measured: a 1 m cantilever of 0.1 kg/m, EI 2 N·m², at
+/// 1/60 s went NaN from 180 segments, a ratio of 2·10⁷; 160 segments, 1.4·10⁷,
+/// matched beam theory). Above it `c` is held at the cap.
+const GEOMETRIC_CAP: f32 = 4.0e6;
+
 /// The skew matrix `[v]×` (`[v]× w = v × w`).
 #[inline(always)]
 fn skew<L: Lane>(v: V3<L>) -> [[L; 3]; 3] {
@@ -548,7 +557,20 @@ fn curvature_rows<L: Lane, S: Store<L>, const PER: usize, const B: usize>(
         let u = [kb[0] * ui, kb[1] * ui, kb[2] * ui];
         let t = one - k0 * ui;
         let t = L::select(zero.lt(t), t, zero);
-        let cs = (L::select(live, t, one) / atk).keep(open);
+        let cs = L::select(live, t, one) / atk;
+        // In f32 the band loses the particles' masses beside a bending
+        // stiffness ~ c·4/l² over `GEOMETRIC_CAP` times the mass (a stiff
+        // rod of fine segments: the step went NaN), so c is held below it.
+        // Only the step's Hessian changes, not the residual: a converged
+        // step is the same rod; below the cap not a bit changes.
+        let lmin = L::select(l1.lt(l2), l1, l2);
+        let wa = s.w(i - 1).keep(s.free(i - 1));
+        let wb = s.w(i).keep(s.free(i));
+        let wc = s.w(i + 1).keep(s.free(i + 1));
+        let wmax = L::select(wa.lt(wb), wb, wa);
+        let wmax = L::select(wmax.lt(wc), wc, wmax);
+        let cap = L::splat(GEOMETRIC_CAP / 4.0) * lmin * lmin / wmax;
+        let cs = L::select(cs.lt(cap), cs, cap).keep(open);
         let mut pm = [[zero; 3]; 3];
         for a in 0..3 {
             for c in 0..3 {
