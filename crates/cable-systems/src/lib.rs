@@ -48,7 +48,22 @@
 //! # Ok::<(), cable_core::CableError>(())
 //! ```
 #![warn(clippy::unwrap_used)]
-#![cfg_attr(test, allow(clippy::unwrap_used))]
+
+// Declares a room's inner modules (the contact passes', the lane
+// layout's): public with the `internals` feature, for this crate's tests
+// of its internals (`tests/internals`), else private; private in
+// rustdoc's build too, whose pages are the public API. Defined before the
+// modules, so that they can use it.
+macro_rules! inner_modules {
+    ($($m:ident),*) => {
+        $(
+            #[cfg(all(feature = "internals", not(doc)))]
+            pub mod $m;
+            #[cfg(not(all(feature = "internals", not(doc))))]
+            mod $m;
+        )*
+    };
+}
 
 pub mod between;
 pub mod bind;

@@ -68,20 +68,8 @@ use crate::kernel::narrow::{
 use crate::kernel::store::{Block, Store};
 use crate::simd::Wide;
 
-// The contact passes' inner modules: public with the `internals` feature, for
-// this crate's tests of its internals (`tests/internals`), else private;
-// private in rustdoc's build too, whose pages are the public API.
-macro_rules! inner {
-    ($($m:ident),*) => {
-        $(
-            #[cfg(all(feature = "internals", not(doc)))]
-            pub mod $m;
-            #[cfg(not(all(feature = "internals", not(doc))))]
-            mod $m;
-        )*
-    };
-}
-inner!(friction, geom, load, planes, shape, when);
+// Public only with `internals` (`inner_modules!`, in `lib.rs`).
+inner_modules!(friction, geom, load, planes, shape, when);
 
 use geom::{
     NONE, Plane, axis_bounds, carried, few_groups, longest_segment, lost, plane_near, row_in, s,

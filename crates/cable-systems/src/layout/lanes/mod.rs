@@ -69,20 +69,8 @@
 //! them, prefetching), `bundle.rs` (gather, run, scatter of one bundle),
 //! `world.rs` (the state between frames and [`advance`]).
 
-// The lane layout' inner modules: public with the `internals` feature, for
-// this crate's tests of its internals (`tests/internals`), else private;
-// private in rustdoc's build too, whose pages are the public API.
-macro_rules! inner {
-    ($($m:ident),*) => {
-        $(
-            #[cfg(all(feature = "internals", not(doc)))]
-            pub mod $m;
-            #[cfg(not(all(feature = "internals", not(doc))))]
-            mod $m;
-        )*
-    };
-}
-inner!(bundle, plan, rows, views, world);
+// Public only with `internals` (`inner_modules!`, in `lib.rs`).
+inner_modules!(bundle, plan, rows, views, world);
 
 // Named by the docs above; public API only with the `internals` feature.
 #[cfg_attr(not(feature = "internals"), allow(unused_imports))]
