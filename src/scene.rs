@@ -405,7 +405,7 @@ fn cable_desc(base: &str, rc: RawCable) -> Result<CableDesc, SceneError> {
         base,
         [rc.clamp_start.as_ref(), rc.clamp_end.as_ref()],
         rc.twist_stiffness.as_ref(),
-        &desc,
+        &mut desc,
     )?;
     reel_bounds(base, &mut desc)?;
     if let Some(p) = rc.pins {
@@ -423,15 +423,17 @@ fn cable_desc(base: &str, rc: RawCable) -> Result<CableDesc, SceneError> {
 
 /// The keys of oriented rods (`clamp_start`, `clamp_end`,
 /// `twist_stiffness`): checked as the contract says (a clamp is a boolean
-/// on an attached end, the stiffness a number ≥ 0), and then refused by
-/// name when they ask for what this version does not simulate yet (a
-/// clamped end, a torsional stiffness above 0), rather than simulated as
-/// a hinge without a word. Their defaults are accepted.
+/// on an attached end, the stiffness a number ≥ 0). A clamp is set on
+/// `desc` where the cable can hold it: its bending stiffness above 0 and
+/// a straight rest shape (without a material frame a pre-bent cable would
+/// roll about its clamp; refused by name rather than simulated wrong). A
+/// torsional stiffness above 0 is refused by name: this version does not
+/// simulate twist. Their defaults are accepted.
 fn oriented(
     base: &str,
     clamps: [Option<&Loose>; 2],
     twist: Option<&Loose>,
-    desc: &CableDesc,
+    desc: &mut CableDesc,
 ) -> Result<(), SceneError> {
     for ((key, attached), value) in [
         ("clamp_start", desc.attach_start),
@@ -449,11 +451,19 @@ fn oriented(
                     format!("needs attach_{end}: only an attached end can be clamped"),
                 ));
             }
-            return Err(SceneError::at(
-                place,
-                "clamped ends are not supported by this version of cable (the end is a hinge); \
-                 leave it out or set it to false",
-            ));
+            if desc.params.bend_stiffness <= 0.0 {
+                return Err(SceneError::at(
+                    place,
+                    "needs bend_stiffness above 0: a clamp holds the cable's direction through its bending stiffness",
+                ));
+            }
+            if key == "clamp_start" {
+                desc.params.clamp_start = true;
+            } else {
+                desc.params.clamp_end = true;
+            }
+            desc.check_clamps()
+                .map_err(|e| SceneError::from_cable(base, &e))?;
         }
     }
     let place = format!("{base}.twist_stiffness");
@@ -941,8 +951,16 @@ mod tests {
             assert_eq!(s, plain, "{keys}");
         }
         for (keys, place, says) in [
-            (r#", "clamp_start": true"#, "clamp_start", "not supported"),
-            (r#", "clamp_end": true"#, "clamp_end", "not supported"),
+            (
+                r#", "clamp_start": true"#,
+                "clamp_start",
+                "needs bend_stiffness",
+            ),
+            (
+                r#", "clamp_end": true"#,
+                "clamp_end",
+                "needs bend_stiffness",
+            ),
             (
                 r#", "attach_end": false, "clamp_end": true"#,
                 "clamp_end",
@@ -965,5 +983,15 @@ mod tests {
             assert_eq!(e.place, format!("scene.cables[0].{place}"), "{keys}");
             assert!(e.to_string().contains(says), "{keys}: {e}");
         }
+        // A clamp on a straight rod is set; on a pre-bent one, refused.
+        let s = Scene::from_json(&cable(r#", "bend_stiffness": 2, "clamp_end": true"#))
+            .expect("a clamped straight rod");
+        let p = &s.cables[0].params;
+        assert!(p.clamp_end && !p.clamp_start);
+        let hook = r#"{"cables": [{"points": [[0, 0, 0], [1, 0, 0], [1.5, 0.5, 0]],
+            "bend_stiffness": 2, "clamp_start": true}]}"#;
+        let e = Scene::from_json(hook).expect_err("a clamped hook");
+        assert_eq!(e.place, "scene.cables[0].clamp_start");
+        assert!(e.to_string().contains("straight rest shape"), "{e}");
     }
 }

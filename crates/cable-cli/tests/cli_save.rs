@@ -181,7 +181,7 @@ fn a_run_save_holds_a_library_save_and_saves_at_the_end_by_default() {
     let state = cable_systems::save::restore_state(text.as_slice()).expect("a library save");
     // 25 frames of 0.02 s against substeps of 1/60 s (rounded to f32).
     assert_eq!(state.stepper.substeps_run(), 29);
-    assert_eq!(state.pool.cable_count(), 17);
+    assert_eq!(state.pool.cable_count(), 19);
     // Restoring at the end runs nothing and writes the same save again.
     let again = p(&dir, "again.json");
     ok(&[

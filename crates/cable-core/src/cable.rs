@@ -93,6 +93,23 @@ pub struct CableParams {
     /// next to one stands for the half segment on its other side alone
     /// ([`crate::RowConst::bend_compliance`]). 0 = off. Default 0.
     pub bend_stiffness: f32,
+    /// The start is clamped, not hinged (the scene's `clamp_start`): while
+    /// the start particle is pinned, the cable leaves it in the direction
+    /// it had when it was added ([`crate::ParticlePool::add_cable`]), held
+    /// by the bending stiffness: a curvature constraint at the start
+    /// particle against a virtual particle one segment behind it on that
+    /// line, so a clamped cantilever bends from its first particle as
+    /// beam theory says. Needs [`CableParams::bend_stiffness`] > 0 (the
+    /// clamp holds through it) and a straight rest shape: curvature
+    /// without a material frame has no sign, so a pre-bent cable could
+    /// roll about the clamp ([`crate::ParticlePool::add_cable`] and
+    /// [`crate::ParticlePool::set_params`] refuse a clamp on a cable whose
+    /// rest shape turns anywhere by more than [`MAX_CLAMPED_TURN`]). While
+    /// the start is free the clamp does nothing. Default false.
+    pub clamp_start: bool,
+    /// [`CableParams::clamp_start`] for the end particle (the scene's
+    /// `clamp_end`). Default false.
+    pub clamp_end: bool,
     /// A segment whose tension exceeds this many newtons breaks (its
     /// distance constraint is removed for good). `None`: unbreakable.
     pub break_tension: Option<f32>,
@@ -209,6 +226,8 @@ impl Default for CableParams {
             tile: 1.0,
             tethers: true,
             bend_stiffness: 0.0,
+            clamp_start: false,
+            clamp_end: false,
             break_tension: None,
             reel_speed: 0.0,
             reel_end: End::Start,
@@ -229,6 +248,12 @@ impl Default for CableParams {
         }
     }
 }
+
+/// Largest rest curvature `2·tan(θ₀/2)` (about the turning angle θ₀ in
+/// radians) a clamped cable's rest shape may have at any particle
+/// ([`CableParams::clamp_start`]): the rest shape must be straight, up to
+/// the rounding of points given in `f32`.
+pub const MAX_CLAMPED_TURN: f32 = 1.0e-3;
 
 /// Largest accepted gravity scale magnitude.
 const MAX_GRAVITY_SCALE: f32 = 1.0e3;
@@ -289,6 +314,13 @@ impl CableParams {
             return Err(CableError::OutOfRange {
                 field: "bend_stiffness",
                 expected: "must be between 0 and 1e12",
+                value: f64::from(ei),
+            });
+        }
+        if (self.clamp_start || self.clamp_end) && ei <= 0.0 {
+            return Err(CableError::OutOfRange {
+                field: "bend_stiffness",
+                expected: "must be greater than 0 on a clamped cable (clamp_start or clamp_end): the clamp holds through the bending stiffness",
                 value: f64::from(ei),
             });
         }
@@ -520,6 +552,10 @@ pub(crate) fn check_bend_for_substep(
 pub(crate) struct Geometry {
     pub(crate) points: Vec<Vec3>,
     pub(crate) rest: Vec<f32>,
+    /// Straight by construction ([`CableDesc::line`]): its rest shape does
+    /// not turn, whatever rounding its `f32` points show far from the
+    /// origin.
+    pub(crate) straight: bool,
 }
 
 /// Everything needed to add a cable to a [`crate::ParticlePool`].
@@ -595,11 +631,12 @@ impl CableDesc {
         let n = segments as usize;
         let seg = length / segments as f32;
         let points = (0..=n)
-            .map(|i| start.lerp(end, i as f32 / segments as f32))
+            .map(|i| along(start, end, i as f32 / segments as f32))
             .collect();
         Ok(Self::with_geometry(Geometry {
             points,
             rest: vec![seg; n],
+            straight: true,
         }))
     }
 
@@ -639,6 +676,7 @@ impl CableDesc {
         Ok(Self::with_geometry(Geometry {
             points: points.to_vec(),
             rest,
+            straight: false,
         }))
     }
 
@@ -726,6 +764,68 @@ impl CableDesc {
         check_bend_for_substep(max_rest, seg, self.params.bend_stiffness, substep)
     }
 
+    /// Checks the clamps ([`CableParams::clamp_start`], `clamp_end`)
+    /// against the rest shape: a clamped cable's must be straight (no
+    /// particle turning by more than [`MAX_CLAMPED_TURN`]).
+    /// [`crate::ParticlePool::add_cable`] runs this check.
+    ///
+    /// # Errors
+    /// [`CableError::OutOfRange`] naming `clamp_start` (or `clamp_end`)
+    /// when the rest shape turns.
+    ///
+    /// # Example
+    /// ```
+    /// use cable_core::CableDesc;
+    /// use glam::Vec3;
+    ///
+    /// let hook = [Vec3::ZERO, Vec3::X, Vec3::new(1.5, 0.5, 0.0)];
+    /// let mut desc = CableDesc::from_points(&hook)?;
+    /// desc.params.bend_stiffness = 2.0;
+    /// desc.params.clamp_start = true;
+    /// assert!(desc.check_clamps().is_err()); // pre-bent: it could roll
+    /// let mut straight = CableDesc::line(Vec3::ZERO, Vec3::X, 1.0, 8)?;
+    /// straight.params = desc.params;
+    /// assert!(straight.check_clamps().is_ok());
+    /// # Ok::<(), cable_core::CableError>(())
+    /// ```
+    pub fn check_clamps(&self) -> Result<(), CableError> {
+        let n = self.particle_count();
+        check_clamps(
+            &self.params,
+            (1..n.saturating_sub(1)).map(|i| self.rest_curvature(i)),
+        )
+    }
+
+    /// The rest curvature at particle `i` (`2·tan(θ₀/2)` of the rest
+    /// shape's turning angle θ₀ there; 0 at the ends): 0 along a
+    /// [`CableDesc::line`], which is straight by construction; for
+    /// [`CableDesc::from_points`] the discrete curvature of the points
+    /// ([`crate::discrete_curvature`]), taken as 0 where it is within
+    /// what rounding the points to `f32` can bend a straight line (far
+    /// from the origin a metre's coordinates are rounded to millimetres:
+    /// 1 km out, a straight line of 5 cm segments turns by up to 0.004 at
+    /// its points).
+    #[must_use]
+    pub fn rest_curvature(&self, i: usize) -> f32 {
+        let p = &self.geometry.points;
+        if self.geometry.straight || i == 0 || i + 1 >= p.len() {
+            return 0.0;
+        }
+        let (a, b, c) = (p[i - 1], p[i], p[i + 1]);
+        let k = discrete_curvature(a, b, c);
+        // Each coordinate is within half a spacing (ε/2 of its magnitude)
+        // of where it was meant to be: the middle point moves the turn by
+        // up to about 2·(spacing)/l, the outer ones by half that each.
+        let scale = a
+            .abs()
+            .max_element()
+            .max(b.abs().max_element())
+            .max(c.abs().max_element());
+        let l = a.distance(b).min(b.distance(c));
+        let rounding = 4.0 * f32::EPSILON * scale / l;
+        if k <= rounding { 0.0 } else { k }
+    }
+
     /// Total rest length, metres.
     #[must_use]
     pub fn length(&self) -> f32 {
@@ -757,4 +857,52 @@ impl CableDesc {
     pub fn rest_lengths(&self) -> &[f32] {
         &self.geometry.rest
     }
+}
+
+/// The discrete curvature `2·|e₁ × e₂| / (|e₁||e₂| + e₁·e₂)` (that is
+/// `2·tan(θ/2)` of the turning angle θ) at `b` of the polyline `a, b, c`;
+/// 0 where it is not defined (a reversal or a degenerate segment).
+#[must_use]
+pub fn discrete_curvature(a: Vec3, b: Vec3, c: Vec3) -> f32 {
+    let (e1, e2) = (b - a, c - b);
+    let den = e1.length() * e2.length() + e1.dot(e2);
+    let k = 2.0 * e1.cross(e2).length() / den;
+    if den > 0.0 && k.is_finite() { k } else { 0.0 }
+}
+
+/// Refuses a clamp ([`CableParams::clamp_start`], `clamp_end`) on a cable
+/// whose rest shape turns (rest curvatures `kappa0`) by more than
+/// [`crate::MAX_CLAMPED_TURN`] anywhere: curvature without a material
+/// frame has no sign, so a pre-bent cable would roll about its clamp.
+pub(crate) fn check_clamps(
+    params: &CableParams,
+    kappa0: impl Iterator<Item = f32>,
+) -> Result<(), CableError> {
+    let field = match (params.clamp_start, params.clamp_end) {
+        (true, _) => "clamp_start",
+        (false, true) => "clamp_end",
+        (false, false) => return Ok(()),
+    };
+    let most = kappa0.fold(0.0f32, f32::max);
+    if most > crate::MAX_CLAMPED_TURN {
+        return Err(CableError::OutOfRange {
+            field,
+            expected: "needs a straight rest shape: a clamped pre-bent cable (its roll about the clamp) is not simulated by this version; the rest shape's largest turn 2·tan(θ/2) at a particle must be at most 1e-3",
+            value: f64::from(most),
+        });
+    }
+    Ok(())
+}
+
+/// The point a fraction `t` of the way from `a` to `b`: `a·(1 − t) + b·t`
+/// (glam's `lerp`) in each coordinate, but a coordinate that `a` and `b`
+/// share is the point's exactly. (`lerp` rounds a shared coordinate by a
+/// spacing here and there: far from the origin a line laid with it was
+/// not straight, and a rod along it bent out of its plane by
+/// millimetres; a winch paid out particles off its line.)
+#[inline]
+#[must_use]
+pub(crate) fn along(a: Vec3, b: Vec3, t: f32) -> Vec3 {
+    let f = |a: f32, b: f32| if a == b { a } else { a * (1.0 - t) + b * t };
+    Vec3::new(f(a.x, b.x), f(a.y, b.y), f(a.z, b.z))
 }

@@ -29,7 +29,10 @@ pub mod mesh;
 pub mod pool;
 
 pub use bvh::{Aabb, Bvh};
-pub use cable::{CableDesc, CableHandle, CableParams, End, MAX_COMPLIANCE, TeleportMode, Winch};
+pub use cable::{
+    CableDesc, CableHandle, CableParams, End, MAX_CLAMPED_TURN, MAX_COMPLIANCE, TeleportMode,
+    Winch, discrete_curvature,
+};
 pub use collider::{
     Collider, ColliderHandle, ColliderSet, ContactForce, MAX_KINEMATIC_SPEED, Shape, WorldCollider,
     WorldShape,
@@ -40,5 +43,5 @@ pub use limits::{MAX_COORDINATE, MAX_SEGMENTS, MIN_SEGMENT_LENGTH};
 pub use pool::{
     CableMut, CableRef, Columns, DEFAULT_PARTICLE_BUDGET, HeldRead, MAX_STATE_COORDINATE,
     NO_ANCHOR, PAR_GRAIN, ParticlePool, ParticleState, PoolRows, Reclaimed, RowConst, RowsCable,
-    SetupMismatch, StateHolder, StepMark, discrete_curvature,
+    SetupMismatch, StateHolder, StepMark,
 };

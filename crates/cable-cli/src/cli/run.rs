@@ -90,6 +90,7 @@ pub fn run(a: &RunArgs) -> Result<(), CliError> {
     let (mut pool, mut handles) = scene
         .build_pool()
         .map_err(|e| CliError::Usage(e.to_string()))?;
+    let direct = scene.params.solver == cable::systems::Solver::Direct;
     let mut stepper = Stepper::with_layout(scene.params, layout)
         .map_err(|e| CliError::Usage(format!("scene.{e}")))?;
     // Frames already run: those of a restored state.
@@ -208,7 +209,7 @@ pub fn run(a: &RunArgs) -> Result<(), CliError> {
                 }
                 e => CliError::Other(format!("internal: {e}")),
             })?;
-            check_finite(&pool, &handles, stepper.time())?;
+            check_finite(&pool, &handles, stepper.time(), direct)?;
             if let Some(w) = out.as_mut()
                 && (f % a.every == 0 || f == frames)
             {
@@ -257,7 +258,7 @@ pub fn run(a: &RunArgs) -> Result<(), CliError> {
     let wall = started.elapsed().as_secs_f64();
     // Leave the alternate screen before printing anything else.
     drop(animation);
-    check_finite(&pool, &handles, stepper.time())?;
+    check_finite(&pool, &handles, stepper.time(), direct)?;
     // Render every output into its staged file, then hand them over.
     let mut staged = Vec::new();
     if let (Some(s), Some(r)) = (svg, recording) {
@@ -303,7 +304,12 @@ pub fn run(a: &RunArgs) -> Result<(), CliError> {
 
 /// Exit 1 naming the first cable whose state is not finite: nothing is
 /// written for such a run.
-fn check_finite(pool: &ParticlePool, handles: &[CableHandle], time: f64) -> Result<(), CliError> {
+fn check_finite(
+    pool: &ParticlePool,
+    handles: &[CableHandle],
+    time: f64,
+    direct: bool,
+) -> Result<(), CliError> {
     if pool.all_finite() {
         return Ok(());
     }
@@ -314,8 +320,22 @@ fn check_finite(pool: &ParticlePool, handles: &[CableHandle], time: f64) -> Resu
                 .map_or(true, |p| p.iter().any(|v| !v.is_finite()))
         })
         .unwrap_or(0);
+    // A stiff rod of fine segments on the direct solver: more iterations
+    // make it fail sooner; what helps is below (docs/guide/rod-features.md).
+    let rod = handles
+        .get(i)
+        .and_then(|&h| pool.params(h).ok())
+        .is_some_and(|p| p.bend_stiffness > 0.0 && direct);
+    let advice = if rod {
+        "a stiff rod of fine segments on the direct solver loses its masses in the solve's f32 \
+         arithmetic: keep bend_stiffness · substep² / (mass_per_length · segment length⁴) below \
+         about 1e7 (a smaller substep, longer segments or a lower bend_stiffness; see the rod \
+         guide's Known limits)"
+    } else {
+        "try more iterations, a smaller substep or gentler forces"
+    };
     Err(CliError::Other(format!(
-        "scene.cables[{i}]: the simulation went non-finite (NaN or infinite positions) at t = {time:.4} s, so nothing was written; try more iterations, a smaller substep or gentler forces"
+        "scene.cables[{i}]: the simulation went non-finite (NaN or infinite positions) at t = {time:.4} s, so nothing was written; {advice}"
     )))
 }
 
@@ -395,9 +415,9 @@ mod tests {
         )
         .unwrap();
         let (mut pool, handles) = scene.build_pool().unwrap();
-        assert!(check_finite(&pool, &handles, 0.0).is_ok());
+        assert!(check_finite(&pool, &handles, 0.0, false).is_ok());
         pool.positions_mut(handles[1]).unwrap()[3].y = f32::NAN;
-        let Err(CliError::Other(msg)) = check_finite(&pool, &handles, 1.5) else {
+        let Err(CliError::Other(msg)) = check_finite(&pool, &handles, 1.5, false) else {
             panic!("a NaN position was accepted");
         };
         assert!(msg.starts_with("scene.cables[1]: "), "{msg}");

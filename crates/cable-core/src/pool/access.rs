@@ -343,6 +343,7 @@ impl ParticlePool {
             row_const: &self.row_const[rows],
             params: &rec.params,
             attach: &rec.attach,
+            clamp: &rec.clamp,
             active: rec.active(),
         })
     }
@@ -374,6 +375,11 @@ pub struct CableRef<'a> {
     pub params: &'a CableParams,
     /// Attachment target of each end ([`crate::End::slot`] order).
     pub attach: &'a [Option<Vec3>; 2],
+    /// Where each end's clamp puts its virtual particle, relative to the
+    /// end particle, while the clamp holds ([`crate::CableParams::clamp_start`]):
+    /// the end's direction when the cable was added times its segment's
+    /// rest length. `None`: no clamp, or the end is free.
+    pub clamp: &'a [Option<Vec3>; 2],
     /// False while the cable sleeps or is hidden and skipped
     /// ([`ParticlePool::is_active`]).
     pub active: bool,
@@ -396,6 +402,7 @@ impl CableMut<'_> {
             row_const: self.row_const,
             params: self.params,
             attach: self.attach,
+            clamp: self.clamp,
             active: self.active,
         }
     }

@@ -9,7 +9,7 @@ use crate::error::CableError;
 use super::revisions::CableRevisions;
 use super::store::{
     CableRecord, LiveHandles, MAX_REEL_LENGTH, NO_ANCHOR, ParticlePool, RowConst, SleepState, Slot,
-    discrete_curvature, end_offset,
+    end_offset,
 };
 
 impl ParticlePool {
@@ -65,6 +65,7 @@ impl ParticlePool {
         }
         params.min_length = Some(min);
         params.max_length = Some(max);
+        desc.check_clamps()?;
         let live = self.particle_count();
         if count > self.budget.saturating_sub(live) {
             return Err(CableError::BudgetExceeded {
@@ -95,11 +96,7 @@ impl ParticlePool {
         self.row_const.extend((0..count).map(|i| RowConst {
             anchor: [NO_ANCHOR; 2],
             reach: [0.0; 2],
-            kappa0: if i == 0 || i + 1 == count {
-                0.0
-            } else {
-                discrete_curvature(geo.points[i - 1], geo.points[i], geo.points[i + 1])
-            },
+            kappa0: desc.rest_curvature(i),
             bend_compliance: 0.0,
             linked: i + 1 < count,
         }));
@@ -110,6 +107,11 @@ impl ParticlePool {
             params,
             attach: [None, None],
             end_inv_mass: [inv_mass[0], inv_mass[count - 1]],
+            clamp_dir: [
+                (geo.points[0] - geo.points[1]).normalize_or_zero(),
+                (geo.points[count - 1] - geo.points[count - 2]).normalize_or_zero(),
+            ],
+            clamp: [None, None],
             alive: true,
             reel_segment: length / (count - 1) as f32,
             mass_per_length: desc.mass_per_length,

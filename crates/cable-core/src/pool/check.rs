@@ -419,6 +419,15 @@ impl ParticlePool {
                     ));
                 }
             }
+            let d = rec.clamp_dir[slot];
+            let unit =
+                d == glam::Vec3::ZERO || (d.is_finite() && (d.length() - 1.0).abs() < 1.0e-3);
+            if !unit {
+                return Err(bad(
+                    at(&format!("clamp_dir[{slot}]")),
+                    format!("a clamp's direction is a unit vector (or zero), got {d}"),
+                ));
+            }
             let w = rec.end_inv_mass[slot];
             if !(w.is_finite() && w >= 0.0) {
                 return Err(bad(

@@ -160,6 +160,7 @@ impl<'a> Iterator for IntoCables<'a> {
             lambda_row,
             params: &rec.params,
             attach: &rec.attach,
+            clamp: &rec.clamp,
             active: rec.active(),
             colliders: r.colliders,
         })
@@ -206,6 +207,11 @@ pub struct CableMut<'a> {
     pub params: &'a CableParams,
     /// Attachment target of each end ([`End::slot`](crate::End::slot) order).
     pub attach: &'a [Option<Vec3>; 2],
+    /// Where each end's clamp puts its virtual particle, relative to the
+    /// end particle, while the clamp holds ([`crate::CableParams::clamp_start`]):
+    /// the end's direction when the cable was added times its segment's
+    /// rest length. `None`: no clamp, or the end is free.
+    pub clamp: &'a [Option<Vec3>; 2],
     /// False while the cable sleeps or is hidden and skipped: systems leave
     /// it as it is ([`ParticlePool::is_active`]).
     pub active: bool,

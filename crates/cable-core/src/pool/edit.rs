@@ -385,6 +385,13 @@ impl ParticlePool {
     ) -> Result<(), CableError> {
         params.validate()?;
         let i = self.record_index(handle)?;
+        let r = &self.cables[i];
+        crate::cable::check_clamps(
+            &params,
+            self.row_const[r.first..r.first + r.count]
+                .iter()
+                .map(|k| k.kappa0),
+        )?;
         self.touch_constants(i);
         let old = self.cables[i].params;
         let mut params = params;

@@ -54,5 +54,4 @@ pub use matching::SetupMismatch;
 pub use rows::PoolRows;
 pub use store::{
     DEFAULT_PARTICLE_BUDGET, NO_ANCHOR, ParticlePool, RowConst, RowsCable, WAKE_MARGIN,
-    discrete_curvature,
 };

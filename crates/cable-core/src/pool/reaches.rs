@@ -9,6 +9,8 @@
 
 use std::ops::Range;
 
+use glam::Vec3;
+
 use crate::cable::bend_compliance;
 
 use super::store::{NO_ANCHOR, ParticlePool, RowConst};
@@ -127,13 +129,26 @@ fn toward_end<const SUMS: bool>(
 }
 
 /// The bending compliances of `rows` ([`clamped_compliance`]).
-fn bending(k: &mut [RowConst], w: &[f32], rest: &[f32], ei: f32, rows: Range<usize>) {
+fn bending(
+    k: &mut [RowConst],
+    w: &[f32],
+    rest: &[f32],
+    params: &crate::CableParams,
+    rows: Range<usize>,
+) {
     count(rows.len());
+    let ei = params.bend_stiffness;
     let n = k.len();
     for i in rows {
         let inner = i > 0 && i + 1 < n && k[i - 1].linked && k[i].linked;
         k[i].bend_compliance = if inner {
             clamped_compliance([w[i - 1], w[i], w[i + 1]], rest[i - 1], rest[i], ei)
+        } else if n >= 2 && i == 0 && params.clamp_start && w[0] == 0.0 && k[0].linked {
+            // A clamp: a virtual pinned particle one segment behind the
+            // pinned end, so the segment between them is inside the clamp.
+            clamped_compliance([0.0, w[0], w[1]], rest[0], rest[0], ei)
+        } else if n >= 2 && i == n - 1 && params.clamp_end && w[i] == 0.0 && k[i - 1].linked {
+            clamped_compliance([w[i - 1], w[i], 0.0], rest[i - 1], rest[i - 1], ei)
         } else {
             0.0
         };
@@ -179,7 +194,7 @@ impl ParticlePool {
         let n = k.len();
         let (total, most) = toward_start::<true>(k, w, rest, params.tethers, 0..n);
         toward_end::<false>(k, w, rest, params.tethers, 0..n);
-        bending(k, w, rest, params.bend_stiffness, 0..n);
+        bending(k, w, rest, &params, 0..n);
         let inner_pins = w[1..n - 1].iter().filter(|&&w| w == 0.0).count();
         let r = &mut self.cables[rec];
         // Not a params revision: the stepper's check bounds what a winch
@@ -188,6 +203,25 @@ impl ParticlePool {
         // The last row's rest length (0) adds nothing.
         r.rest_total = total;
         r.inner_pins = inner_pins;
+        self.refresh_clamps(rec);
+    }
+
+    /// Sets record `rec`'s clamp offsets (`CableRecord::clamp`) from its
+    /// end rows' bending compliances (non-zero at an end while its clamp
+    /// holds, see `bending`), its clamp directions and end segments' rest
+    /// lengths.
+    fn refresh_clamps(&mut self, rec: usize) {
+        let r = &self.cables[rec];
+        let (a, n) = (r.first, r.count);
+        let at = |row: usize, seg: usize, dir: Vec3| {
+            (self.row_const[a + row].bend_compliance > 0.0).then(|| dir * self.rest[a + seg])
+        };
+        let clamp = if n >= 2 {
+            [at(0, 0, r.clamp_dir[0]), at(n - 1, n - 2, r.clamp_dir[1])]
+        } else {
+            [None, None]
+        };
+        self.cables[rec].clamp = clamp;
     }
 
     /// [`ParticlePool::refresh_rows`] of record `rec` after a winch turn
@@ -225,7 +259,7 @@ impl ParticlePool {
         let (total, most) = if at_end {
             let from = n - 1 - changed;
             toward_start::<false>(k, w, rest, params.tethers, from..n);
-            bending(k, w, rest, params.bend_stiffness, from.saturating_sub(1)..n);
+            bending(k, w, rest, &params, from.saturating_sub(1)..n);
             toward_end::<true>(k, w, rest, params.tethers, 0..n)
         } else {
             // Rows after the changed segments moved: an anchor there (the
@@ -239,12 +273,13 @@ impl ParticlePool {
                 }
             }
             toward_end::<false>(k, w, rest, params.tethers, 0..changed);
-            bending(k, w, rest, params.bend_stiffness, 0..(changed + 1).min(n));
+            bending(k, w, rest, &params, 0..(changed + 1).min(n));
             toward_start::<true>(k, w, rest, params.tethers, 0..n)
         };
         let r = &mut self.cables[rec];
         r.max_rest = most;
         r.rest_total = total;
+        self.refresh_clamps(rec);
     }
 }
 

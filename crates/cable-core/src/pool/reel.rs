@@ -12,7 +12,7 @@
 use glam::Vec3;
 
 use super::store::{NO_ANCHOR, ParticlePool, RowConst};
-use crate::cable::CableHandle;
+use crate::cable::{CableHandle, along};
 use crate::error::{CableError, check_finite};
 
 #[cfg(test)]
@@ -381,8 +381,8 @@ impl ParticlePool {
         let mut r0 = self.rest[first];
         for row in (at..at + k).rev() {
             let t = (r0 - seg) / r0; // along 0 → 1
-            st.pos[row] = p0.lerp(st.pos[row + 1], t);
-            st.prev[row] = q0.lerp(st.prev[row + 1], t);
+            st.pos[row] = along(p0, st.pos[row + 1], t);
+            st.prev[row] = along(q0, st.prev[row + 1], t);
             let w = match rho {
                 Some(rho) => 1.0 / (rho * 0.5 * r0),
                 None => 1.0,
@@ -465,8 +465,8 @@ impl ParticlePool {
         let mut r0 = self.rest[at - 1];
         for row in at..at + k {
             let t = (r0 - seg) / r0; // along end → before
-            st.pos[row] = pe.lerp(st.pos[row - 1], t);
-            st.prev[row] = qe.lerp(st.prev[row - 1], t);
+            st.pos[row] = along(pe, st.pos[row - 1], t);
+            st.prev[row] = along(qe, st.prev[row - 1], t);
             let w = match rho {
                 Some(rho) => 1.0 / (rho * 0.5 * r0),
                 None => 1.0,
@@ -705,8 +705,8 @@ mod tests {
             let t = (r0 - seg) / r0;
             let at = first + 1;
             let st = pool.state.get_mut();
-            let pos = st.pos[first].lerp(st.pos[at], t);
-            let prev = st.prev[first].lerp(st.prev[at], t);
+            let pos = crate::cable::along(st.pos[first], st.pos[at], t);
+            let prev = crate::cable::along(st.prev[first], st.prev[at], t);
             let w = match pool.cables[i].mass_per_length {
                 Some(rho) => 1.0 / (rho * 0.5 * r0),
                 None => 1.0,

@@ -75,6 +75,22 @@ pub(crate) struct CableRecord {
     pub(crate) attach: [Option<Vec3>; 2],
     /// Inverse mass each end had before it was attached, restored on detach.
     pub(crate) end_inv_mass: [f32; 2],
+    /// The direction out of the cable at each end when it was added (unit:
+    /// from the second particle to the first, from the last but one to
+    /// the last), what a clamp holds ([`CableParams::clamp_start`]).
+    /// Saved only when not zero (saves from before clamps read as zero:
+    /// their cables have none).
+    #[cfg_attr(
+        feature = "serde",
+        serde(default, skip_serializing_if = "is_zero_dirs")
+    )]
+    pub(crate) clamp_dir: [Vec3; 2],
+    /// Where each end's clamp puts its virtual particle, relative to the
+    /// end particle: `clamp_dir` times the rest length of the end's
+    /// segment, while the clamp is on and the end pinned; `None` otherwise.
+    /// Kept by `refresh_rows`. Derived: not saved.
+    #[cfg_attr(feature = "serde", serde(skip))]
+    pub(crate) clamp: [Option<Vec3>; 2],
     pub(crate) alive: bool,
     /// Segment length the winch adds or removes particles at, metres.
     pub(crate) reel_segment: f32,
@@ -131,6 +147,12 @@ pub(crate) struct CableRecord {
 #[cfg(feature = "serde")]
 fn is_zero_f32(v: &f32) -> bool {
     *v == 0.0
+}
+
+/// Skips clamp directions that are both zero when saving.
+#[cfg(feature = "serde")]
+fn is_zero_dirs(v: &[Vec3; 2]) -> bool {
+    v.iter().all(|d| *d == Vec3::ZERO)
 }
 
 /// Whether a cable sleeps or is hidden, and how long it has been still.
@@ -458,17 +480,6 @@ impl ParticlePool {
     pub fn is_empty(&self) -> bool {
         self.cable_count() == 0
     }
-}
-
-/// The discrete curvature `2·|e₁ × e₂| / (|e₁||e₂| + e₁·e₂)` (that is
-/// `2·tan(θ/2)` of the turning angle θ) at `b` of the polyline `a, b, c`;
-/// 0 where it is not defined (a reversal or a degenerate segment).
-#[must_use]
-pub fn discrete_curvature(a: Vec3, b: Vec3, c: Vec3) -> f32 {
-    let (e1, e2) = (b - a, c - b);
-    let den = e1.length() * e2.length() + e1.dot(e2);
-    let k = 2.0 * e1.cross(e2).length() / den;
-    if den > 0.0 && k.is_finite() { k } else { 0.0 }
 }
 
 /// True when `c` is finite and within ±[`crate::MAX_COORDINATE`].

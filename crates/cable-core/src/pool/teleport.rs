@@ -158,7 +158,7 @@ impl ParticlePool {
                         if k > 0 {
                             along += f64::from(rest[k - 1]);
                         }
-                        a.lerp(b, (along / length) as f32)
+                        crate::cable::along(a, b, (along / length) as f32)
                     })
                     .collect();
                 (laid.clone(), laid)

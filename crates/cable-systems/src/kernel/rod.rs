@@ -50,43 +50,76 @@ pub fn tethers<L: Lane, S: Store<L>>(s: &mut S, track: bool) {
 /// the energy is the discrete elastic rod's `EI·(κ − κ₀)² / (2 l̄)`.
 /// Skipped where the turning is too small to have a direction
 /// (`|e₁ × e₂|` below 10⁻⁶ of `|e₁||e₂|`) or the cable folds back on
-/// itself.
+/// itself. A clamped end ([`Block::clamp_o`], where [`Store::curv`] of
+/// the end row is on) has its constraint too, first (at the start) or
+/// last (at the end), against the clamp's virtual particle: fixed,
+/// inverse mass 0.
 #[inline(always)]
-pub fn sweep_curvature<L: Lane, S: Store<L>>(s: &mut S, h2: L) {
+pub fn sweep_curvature<L: Lane, S: Store<L>>(s: &mut S, b: &Block<L>, h2: L) {
+    let n = s.rows();
+    // A clamped end's constraint, against its virtual particle (fixed,
+    // `Block::clamp_o` from the pinned end), before the inner ones.
+    if s.curv(0).2.any() {
+        let x = s.pos(0);
+        curvature_at(
+            s,
+            [None, Some(0), Some(1)],
+            [x + b.clamp_o[0], x, s.pos(1)],
+            h2,
+        );
+    }
+    for i in 1..n - 1 {
+        let (a, q, c) = (s.pos(i - 1), s.pos(i), s.pos(i + 1));
+        curvature_at(s, [Some(i - 1), Some(i), Some(i + 1)], [a, q, c], h2);
+    }
+    if s.curv(n - 1).2.any() {
+        let x = s.pos(n - 1);
+        let at = [Some(n - 2), Some(n - 1), None];
+        curvature_at(s, at, [s.pos(n - 2), x, x + b.clamp_o[1]], h2);
+    }
+}
+
+/// One curvature constraint of [`sweep_curvature`], at the middle one of
+/// the three particles `at` (rows; `None` for a clamp's virtual particle,
+/// which is fixed: inverse mass 0, never written), at positions `x`.
+#[inline(always)]
+fn curvature_at<L: Lane, S: Store<L>>(s: &mut S, at: [Option<usize>; 3], x: [V3<L>; 3], h2: L) {
     let eps = L::splat(1.0e-6);
     let two = L::splat(2.0);
-    for i in 1..s.rows() - 1 {
-        let (k0, alpha, m) = s.curv(i);
-        if !m.any() {
-            continue;
+    let i = at[1].unwrap_or(0);
+    let (k0, alpha, m) = s.curv(i);
+    if !m.any() {
+        return;
+    }
+    let [a, b, c] = x;
+    let (e1, e2) = (b - a, c - b);
+    let (l1, l2) = (e1.length(), e2.length());
+    let cr = e1.cross(e2);
+    let sn = cr.length();
+    let ll = l1 * l2;
+    let den = ll + e1.dot(e2);
+    let ok = m & (eps * ll).lt(sn) & (eps * ll).lt(den);
+    if !ok.any() {
+        return;
+    }
+    let kappa = two * sn / den;
+    let kp = two * ll / den;
+    let g0 = cr.cross(e1).scale(kp / (sn * l1 * l1));
+    let g2 = e2.cross(cr).scale((kp / (sn * l2 * l2)).neg());
+    let g1 = -(g0 + g2);
+    let w = |r: Option<usize>| r.map_or(L::splat(0.0), |r| s.w(r));
+    let (w0, w1, w2) = (w(at[0]), w(at[1]), w(at[2]));
+    let at_ = alpha / h2;
+    let lam = s.lambda_row(i, CURVATURE);
+    let denom =
+        w0 * g0.length_squared() + w1 * g1.length_squared() + w2 * g2.length_squared() + at_;
+    let dl = ((kappa - k0).neg() - at_ * lam) / denom;
+    let ok = ok & L::splat(0.0).lt(denom);
+    s.set_lambda_row(i, CURVATURE, L::select(ok, lam + dl, lam));
+    for ((r, p), (g, w)) in at.into_iter().zip(x).zip([(g0, w0), (g1, w1), (g2, w2)]) {
+        if let Some(r) = r {
+            s.set_pos(r, p + g.scale(w * dl).keep(ok));
         }
-        let (a, b, c) = (s.pos(i - 1), s.pos(i), s.pos(i + 1));
-        let (e1, e2) = (b - a, c - b);
-        let (l1, l2) = (e1.length(), e2.length());
-        let cr = e1.cross(e2);
-        let sn = cr.length();
-        let ll = l1 * l2;
-        let den = ll + e1.dot(e2);
-        let ok = m & (eps * ll).lt(sn) & (eps * ll).lt(den);
-        if !ok.any() {
-            continue;
-        }
-        let kappa = two * sn / den;
-        let kp = two * ll / den;
-        let g0 = cr.cross(e1).scale(kp / (sn * l1 * l1));
-        let g2 = e2.cross(cr).scale((kp / (sn * l2 * l2)).neg());
-        let g1 = -(g0 + g2);
-        let (w0, w1, w2) = (s.w(i - 1), s.w(i), s.w(i + 1));
-        let at = alpha / h2;
-        let lam = s.lambda_row(i, CURVATURE);
-        let denom =
-            w0 * g0.length_squared() + w1 * g1.length_squared() + w2 * g2.length_squared() + at;
-        let dl = ((kappa - k0).neg() - at * lam) / denom;
-        let ok = ok & L::splat(0.0).lt(denom);
-        s.set_lambda_row(i, CURVATURE, L::select(ok, lam + dl, lam));
-        s.set_pos(i - 1, a + g0.scale(w0 * dl).keep(ok));
-        s.set_pos(i, b + g1.scale(w1 * dl).keep(ok));
-        s.set_pos(i + 1, c + g2.scale(w2 * dl).keep(ok));
     }
 }
 
@@ -213,7 +246,7 @@ fn xyz<L: Lane>(v: V3<L>) -> [L; 3] {
 /// without curvature constraints), so the layouts agree bit for bit.
 #[inline(always)]
 pub fn has_curvature<L: Lane, S: Store<L>>(s: &S) -> bool {
-    (1..s.rows().saturating_sub(1)).any(|i| s.curv(i).2.any())
+    (0..s.rows()).any(|i| s.curv(i).2.any())
 }
 
 /// One iteration of the direct solver: one Newton step of every distance
@@ -404,7 +437,7 @@ fn newton_step<L: Lane, S: Store<L>, const PER: usize, const B: usize>(
         }
     }
     if rod {
-        curvature_rows::<L, S, PER, B>(s, band, y, h2);
+        curvature_rows::<L, S, PER, B>(s, b, band, y, h2);
     }
     // LDLᵀ in place: `band[r·B + k]` becomes L[r][r−k], `band[r·B]` 1/dᵣ.
     let floor = L::splat(PIVOT);
@@ -469,6 +502,14 @@ fn newton_step<L: Lane, S: Store<L>, const PER: usize, const B: usize>(
             let l = s.lambda_row(i, CURVATURE);
             s.set_lambda_row(i, CURVATURE, l + y[r]);
         }
+        // Clamped ends' rows (`curvature_rows`), in their lanes alone.
+        for i in [0, np - 1] {
+            let on = s.curv(i).2;
+            if on.any() {
+                let l = s.lambda_row(i, CURVATURE);
+                s.set_lambda_row(i, CURVATURE, L::select(on, l + y[PER * i + KAPPA], l));
+            }
+        }
     }
 }
 
@@ -476,134 +517,178 @@ fn newton_step<L: Lane, S: Store<L>, const PER: usize, const B: usize>(
 /// particle's row (`−J` left and right of it, `−α̃` on its diagonal,
 /// `C + α̃λ` on its right-hand side, `Jᵀλ` added to its particles'), and
 /// the bending geometric stiffness on its three particles. The end
-/// particles' rows are dead.
+/// particles' rows are dead, but for a clamped end's ([`Block::clamp_o`]):
+/// its constraint against the clamp's virtual particle (fixed) in the
+/// end particle's row.
 #[inline(always)]
 fn curvature_rows<L: Lane, S: Store<L>, const PER: usize, const B: usize>(
     s: &mut S,
+    b: &Block<L>,
     band: &mut [L],
     y: &mut [L],
     h2: L,
 ) {
     let np = s.rows();
+    let one = L::splat(1.0);
+    band[KAPPA * B] = one.neg();
+    band[(PER * (np - 1) + KAPPA) * B] = one.neg();
+    for i in 1..np - 1 {
+        let at = [Some(i - 1), Some(i), Some(i + 1)];
+        let x = [s.pos(i - 1), s.pos(i), s.pos(i + 1)];
+        curvature_row::<L, S, PER, B, false>(s, band, y, h2, at, x);
+    }
+    // Clamped ends, where some lane has one. Their writes are selected
+    // lane by lane (`EDGE`), so a lane without a clamp keeps every bit of
+    // what the rows above left, as a cable without one that skips them.
+    if s.curv(0).2.any() {
+        let x = s.pos(0);
+        let at = [None, Some(0), Some(1)];
+        curvature_row::<L, S, PER, B, true>(s, band, y, h2, at, [x + b.clamp_o[0], x, s.pos(1)]);
+    }
+    if s.curv(np - 1).2.any() {
+        let x = s.pos(np - 1);
+        let at = [Some(np - 2), Some(np - 1), None];
+        let xs = [s.pos(np - 2), x, x + b.clamp_o[1]];
+        curvature_row::<L, S, PER, B, true>(s, band, y, h2, at, xs);
+    }
+}
+
+/// One curvature row of [`curvature_rows`], at the middle one of the
+/// three particles `at` (rows; `None` for a clamp's virtual particle,
+/// fixed and outside the system), at positions `x`. With `EDGE` every
+/// write is selected by the lanes it concerns (a clamped end's row,
+/// which lanes without a clamp must leave as it was, bit for bit);
+/// without, the inner rows' masked arithmetic.
+#[inline(always)]
+fn curvature_row<L: Lane, S: Store<L>, const PER: usize, const B: usize, const EDGE: bool>(
+    s: &mut S,
+    band: &mut [L],
+    y: &mut [L],
+    h2: L,
+    at: [Option<usize>; 3],
+    x: [V3<L>; 3],
+) {
     let zero = L::splat(0.0);
     let one = L::splat(1.0);
     let two = L::splat(2.0);
     let eps = L::splat(1.0e-6);
-    band[KAPPA * B] = one.neg();
-    band[(PER * (np - 1) + KAPPA) * B] = one.neg();
-    for i in 1..np - 1 {
-        let rr = PER * i + KAPPA;
-        // Every lane runs the same operations, its constraint on or off
-        // (masked): a lane group and a single cable agree bit for bit.
-        let (k0, alpha, on) = s.curv(i);
-        let atk = alpha / h2;
-        let (xa, xb, xc) = (s.pos(i - 1), s.pos(i), s.pos(i + 1));
-        let (e1, e2) = (xb - xa, xc - xb);
-        let (l1, l2) = (e1.length(), e2.length());
-        let cr = e1.cross(e2);
-        let sn = cr.length();
-        let ll = l1 * l2;
-        let den = ll + e1.dot(e2);
-        // Not folded back on itself (nor a segment of zero length): the
-        // bending stiffness applies; turning too: the row has a direction.
-        let open = on & (eps * ll).lt(den);
-        let live = open & (eps * ll).lt(sn);
-        // The scalar row, as `sweep_curvature`.
-        let kappa = (two * sn / den).keep(live);
-        let kp = two * ll / den;
-        let g0 = cr.cross(e1).scale(kp / (sn * l1 * l1)).keep(live);
-        let g2 = e2.cross(cr).scale((kp / (sn * l2 * l2)).neg()).keep(live);
-        let g1 = -(g0 + g2);
-        let lam = s.lambda_row(i, CURVATURE).keep(live);
-        s.set_lambda_row(i, CURVATURE, lam);
-        band[rr * B] = L::select(live, atk.neg(), one.neg());
-        y[rr] = (kappa - k0 + atk * lam).keep(live);
-        for (q, g) in [g0, g1, g2].into_iter().enumerate() {
-            let p = i - 1 + q;
-            let f = s.free(p) & live;
-            let (gv, nv) = (xyz(g.keep(f)), xyz((-g).keep(f)));
-            for c in 0..3 {
-                let col = PER * p + c;
-                // −J, left of the diagonal in the row, or in the rows of
-                // particle i + 1 after it.
-                if col < rr {
-                    band[rr * B + rr - col] = nv[c];
-                } else {
-                    band[col * B + col - rr] = nv[c];
-                }
-                y[col] = y[col] + gv[c] * lam;
-            }
+    let i = at[1].unwrap_or(0);
+    // A written value: `v` where `m`, else (`EDGE`) what is there.
+    let put = |m: L::M, v: L, old: L| if EDGE { L::select(m, v, old) } else { v };
+    let rr = PER * i + KAPPA;
+    // Every lane runs the same operations, its constraint on or off
+    // (masked): a lane group and a single cable agree bit for bit.
+    let (k0, alpha, on) = s.curv(i);
+    let atk = alpha / h2;
+    let [xa, xb, xc] = x;
+    let (e1, e2) = (xb - xa, xc - xb);
+    let (l1, l2) = (e1.length(), e2.length());
+    let cr = e1.cross(e2);
+    let sn = cr.length();
+    let ll = l1 * l2;
+    let den = ll + e1.dot(e2);
+    // Not folded back on itself (nor a segment of zero length): the
+    // bending stiffness applies; turning too: the row has a direction.
+    let open = on & (eps * ll).lt(den);
+    let live = open & (eps * ll).lt(sn);
+    // The scalar row, as `sweep_curvature`.
+    let kappa = (two * sn / den).keep(live);
+    let kp = two * ll / den;
+    let g0 = cr.cross(e1).scale(kp / (sn * l1 * l1)).keep(live);
+    let g2 = e2.cross(cr).scale((kp / (sn * l2 * l2)).neg()).keep(live);
+    let g1 = -(g0 + g2);
+    let lam_old = s.lambda_row(i, CURVATURE);
+    let lam = lam_old.keep(live);
+    s.set_lambda_row(i, CURVATURE, put(on, lam, lam_old));
+    band[rr * B] = put(on, L::select(live, atk.neg(), one.neg()), band[rr * B]);
+    y[rr] = put(on, (kappa - k0 + atk * lam).keep(live), y[rr]);
+    for (q, g) in [g0, g1, g2].into_iter().enumerate() {
+        let Some(p) = at[q] else { continue };
+        let f = s.free(p) & live;
+        let (gv, nv) = (xyz(g.keep(f)), xyz((-g).keep(f)));
+        for c in 0..3 {
+            let col = PER * p + c;
+            // −J, left of the diagonal in the row, or in the rows of
+            // particle i + 1 after it.
+            let e = if col < rr {
+                rr * B + rr - col
+            } else {
+                col * B + col - rr
+            };
+            band[e] = put(on, nv[c], band[e]);
+            y[col] = put(f, y[col] + gv[c] * lam, y[col]);
         }
-        // Vector curvature κb = 2 e₁×e₂ / den and its Jacobian: with
-        // dd₁ = ∂den/∂e₁ = (l₂/l₁) e₁ + e₂ and dd₂ = (l₁/l₂) e₂ + e₁,
-        // ∂κb/∂e₁ = (−2[e₂]× − κb dd₁ᵀ)/den, ∂κb/∂e₂ = (2[e₁]× − κb dd₂ᵀ)/den.
-        let inv = (one / den).keep(open);
-        let kb = xyz(cr.scale(two * inv));
-        let dd1 = xyz((e1.scale(l2 / l1) + e2).keep(open));
-        let dd2 = xyz((e2.scale(l1 / l2) + e1).keep(open));
-        let (c1, c2) = (skew(e1), skew(e2));
-        let mut jac = [[[zero; 3]; 3]; 3];
+    }
+    // Vector curvature κb = 2 e₁×e₂ / den and its Jacobian: with
+    // dd₁ = ∂den/∂e₁ = (l₂/l₁) e₁ + e₂ and dd₂ = (l₁/l₂) e₂ + e₁,
+    // ∂κb/∂e₁ = (−2[e₂]× − κb dd₁ᵀ)/den, ∂κb/∂e₂ = (2[e₁]× − κb dd₂ᵀ)/den.
+    let inv = (one / den).keep(open);
+    let kb = xyz(cr.scale(two * inv));
+    let dd1 = xyz((e1.scale(l2 / l1) + e2).keep(open));
+    let dd2 = xyz((e2.scale(l1 / l2) + e1).keep(open));
+    let (c1, c2) = (skew(e1), skew(e2));
+    let mut jac = [[[zero; 3]; 3]; 3];
+    for a in 0..3 {
+        for c in 0..3 {
+            let j1 = ((two * c2[a][c]).neg() - kb[a] * dd1[c]) * inv;
+            let j2 = (two * c1[a][c] - kb[a] * dd2[c]) * inv;
+            jac[0][a][c] = j1.neg();
+            jac[1][a][c] = j1 - j2;
+            jac[2][a][c] = j2;
+        }
+    }
+    // P = c (I − u uᵀ), c = max(0, 1 − κ₀/|κb|)/α̃ (1/α̃ when straight).
+    let ui = (one / kappa).keep(live);
+    let u = [kb[0] * ui, kb[1] * ui, kb[2] * ui];
+    let t = one - k0 * ui;
+    let t = L::select(zero.lt(t), t, zero);
+    let cs = L::select(live, t, one) / atk;
+    // In f32 the band loses the particles' masses beside a bending
+    // stiffness ~ c·4/l² over `GEOMETRIC_CAP` times the mass (a stiff
+    // rod of fine segments: the step went NaN), so c is held below it.
+    // Only the step's Hessian changes, not the residual: a converged
+    // step is the same rod; below the cap not a bit changes.
+    let lmin = L::select(l1.lt(l2), l1, l2);
+    let wf = |r: Option<usize>| r.map_or(zero, |r| s.w(r).keep(s.free(r)));
+    let (wa, wb, wc) = (wf(at[0]), wf(at[1]), wf(at[2]));
+    let wmax = L::select(wa.lt(wb), wb, wa);
+    let wmax = L::select(wmax.lt(wc), wc, wmax);
+    let cap = L::splat(GEOMETRIC_CAP / 4.0) * lmin * lmin / wmax;
+    let cs = L::select(cs.lt(cap), cs, cap).keep(open);
+    let mut pm = [[zero; 3]; 3];
+    for a in 0..3 {
+        for c in 0..3 {
+            let delta = if a == c { one } else { zero };
+            pm[a][c] = cs * (delta - u[a] * u[c]);
+        }
+    }
+    // P Jb per particle, then Jbᵀ P Jb block by block (lower half).
+    let mut pj = [[[zero; 3]; 3]; 3];
+    for q in 0..3 {
         for a in 0..3 {
             for c in 0..3 {
-                let j1 = ((two * c2[a][c]).neg() - kb[a] * dd1[c]) * inv;
-                let j2 = (two * c1[a][c] - kb[a] * dd2[c]) * inv;
-                jac[0][a][c] = j1.neg();
-                jac[1][a][c] = j1 - j2;
-                jac[2][a][c] = j2;
-            }
-        }
-        // P = c (I − u uᵀ), c = max(0, 1 − κ₀/|κb|)/α̃ (1/α̃ when straight).
-        let ui = (one / kappa).keep(live);
-        let u = [kb[0] * ui, kb[1] * ui, kb[2] * ui];
-        let t = one - k0 * ui;
-        let t = L::select(zero.lt(t), t, zero);
-        let cs = L::select(live, t, one) / atk;
-        // In f32 the band loses the particles' masses beside a bending
-        // stiffness ~ c·4/l² over `GEOMETRIC_CAP` times the mass (a stiff
-        // rod of fine segments: the step went NaN), so c is held below it.
-        // Only the step's Hessian changes, not the residual: a converged
-        // step is the same rod; below the cap not a bit changes.
-        let lmin = L::select(l1.lt(l2), l1, l2);
-        let wa = s.w(i - 1).keep(s.free(i - 1));
-        let wb = s.w(i).keep(s.free(i));
-        let wc = s.w(i + 1).keep(s.free(i + 1));
-        let wmax = L::select(wa.lt(wb), wb, wa);
-        let wmax = L::select(wmax.lt(wc), wc, wmax);
-        let cap = L::splat(GEOMETRIC_CAP / 4.0) * lmin * lmin / wmax;
-        let cs = L::select(cs.lt(cap), cs, cap).keep(open);
-        let mut pm = [[zero; 3]; 3];
-        for a in 0..3 {
-            for c in 0..3 {
-                let delta = if a == c { one } else { zero };
-                pm[a][c] = cs * (delta - u[a] * u[c]);
-            }
-        }
-        // P Jb per particle, then Jbᵀ P Jb block by block (lower half).
-        let mut pj = [[[zero; 3]; 3]; 3];
-        for q in 0..3 {
-            for a in 0..3 {
-                for c in 0..3 {
-                    let mut v = pm[a][0] * jac[q][0][c];
-                    for x in 1..3 {
-                        v = v + pm[a][x] * jac[q][x][c];
-                    }
-                    pj[q][a][c] = v;
+                let mut v = pm[a][0] * jac[q][0][c];
+                for x in 1..3 {
+                    v = v + pm[a][x] * jac[q][x][c];
                 }
+                pj[q][a][c] = v;
             }
         }
-        for (qa, ja) in jac.iter().enumerate() {
-            for (qb, pjb) in pj.iter().enumerate().take(qa + 1) {
-                let (pa, pb) = (i - 1 + qa, i - 1 + qb);
-                let mk = open & s.free(pa) & s.free(pb);
-                for (ca, hrow) in transpose_mul(ja, pjb).iter().enumerate() {
-                    for (cb, &v) in hrow.iter().enumerate() {
-                        if qa == qb && cb > ca {
-                            continue;
-                        }
-                        let (ra, rb) = (PER * pa + ca, PER * pb + cb);
-                        let e = ra * B + ra - rb;
-                        band[e] = band[e] + v.keep(mk);
+    }
+    for (qa, ja) in jac.iter().enumerate() {
+        for (qb, pjb) in pj.iter().enumerate().take(qa + 1) {
+            let (Some(pa), Some(pb)) = (at[qa], at[qb]) else {
+                continue;
+            };
+            let mk = open & s.free(pa) & s.free(pb);
+            for (ca, hrow) in transpose_mul(ja, pjb).iter().enumerate() {
+                for (cb, &v) in hrow.iter().enumerate() {
+                    if qa == qb && cb > ca {
+                        continue;
                     }
+                    let (ra, rb) = (PER * pa + ca, PER * pb + cb);
+                    let e = ra * B + ra - rb;
+                    band[e] = put(mk, band[e] + v.keep(mk), band[e]);
                 }
             }
         }

@@ -191,6 +191,11 @@ pub struct Block<L: Lane> {
     pub attach_m: [L::M; 2],
     /// Attachment targets.
     pub attach_t: [V3<L>; 2],
+    /// Where each end's clamp puts its virtual particle, relative to the
+    /// end particle ([`cable_core::CableMut::clamp`]); zero in lanes
+    /// without one (their end rows' curvature constraints are off, see
+    /// [`Store::curv`]).
+    pub clamp_o: [V3<L>; 2],
     /// Cable radius, metres (contacts).
     pub radius: L,
     /// Lanes holding a cable (not padding).
@@ -224,6 +229,7 @@ impl<L: Lane> Default for Block<L> {
             alpha_t: L::splat(0.0),
             attach_m: [L::M::splat(false); 2],
             attach_t: [V3::zero(); 2],
+            clamp_o: [V3::zero(); 2],
             radius: L::splat(0.0),
             live: L::M::splat(false),
             stiff: false,
@@ -256,6 +262,7 @@ impl<L: Lane> Block<L> {
             alpha_t: _,
             attach_m: _,
             attach_t: _,
+            clamp_o: _,
             radius: _,
             live: _,
             stiff,
@@ -277,6 +284,7 @@ impl<L: Lane> Block<L> {
         l: usize,
         cable: &cable_core::CableParams,
         attach: &[Option<Vec3>; 2],
+        clamp: &[Option<Vec3>; 2],
         rows: usize,
         params: &SolverParams,
     ) {
@@ -287,10 +295,15 @@ impl<L: Lane> Block<L> {
         self.radius.set_lane(l, cable.radius);
         self.live.set_lane(l, true);
         self.set_targets(l, attach);
+        for (o, c) in self.clamp_o.iter_mut().zip(clamp) {
+            o.set_lane(l, c.unwrap_or(Vec3::ZERO));
+        }
         self.stiff = cable.stiffness && rows >= 3;
         self.soft = cable.compliance != 0.0;
         self.tether |= cable.tethers;
-        self.curv |= cable.bend_stiffness > 0.0 && rows >= 3;
+        // Inner particles' constraints, or (one segment) a clamp's alone.
+        let clamped = clamp.iter().any(Option::is_some);
+        self.curv |= cable.bend_stiffness > 0.0 && (rows >= 3 || (rows == 2 && clamped));
         // Tearing and a winch's pulling limit read the substep's tensions.
         self.track |= cable.break_tension.is_some() || cable.reel_force.is_some();
         let damping = cable.damping.unwrap_or(params.damping);
@@ -316,11 +329,12 @@ impl<L: Lane> Block<L> {
     pub fn of_cable(
         cable: &cable_core::CableParams,
         attach: &[Option<Vec3>; 2],
+        clamp: &[Option<Vec3>; 2],
         rows: usize,
         params: &SolverParams,
     ) -> Self {
         let mut b = Self::default();
-        b.set_lane(0, cable, attach, rows, params);
+        b.set_lane(0, cable, attach, clamp, rows, params);
         b
     }
 }

@@ -229,7 +229,7 @@ pub fn substep<L: Lane, S: Store<L>>(
                 }
             }
             if b.curv && !rod {
-                crate::kernel::rod::sweep_curvature(s, h2);
+                crate::kernel::rod::sweep_curvature(s, b, h2);
             }
             if b.tether && last {
                 crate::kernel::rod::tethers(s, track);
@@ -441,7 +441,7 @@ pub fn advance_cable_with(
         // Asleep, or hidden and skipped: left as it is.
         return;
     }
-    let b = Block::of_cable(c.params, c.attach, c.pos.len(), params);
+    let b = Block::of_cable(c.params, c.attach, c.clamp, c.pos.len(), params);
     let colliders = c.colliders;
     let mut sh = Shared::new(params, colliders, stages);
     sh.track = track;

@@ -74,6 +74,8 @@ pub struct AosCable {
     pub params: CableParams,
     /// Attachment target of each end.
     pub attach: [Option<Vec3>; 2],
+    /// Each end's clamp offset ([`cable_core::CableMut::clamp`]).
+    pub clamp: [Option<Vec3>; 2],
     /// False while the cable sleeps or is hidden and skipped: not stepped.
     pub active: bool,
 }
@@ -253,6 +255,7 @@ pub fn advance(
             };
             obj.params = *c.params;
             obj.attach = *c.attach;
+            obj.clamp = *c.clamp;
             obj.active = c.active;
             obj.particles.clear();
             obj.particles.extend((0..c.pos.len()).map(|r| AosParticle {
@@ -279,7 +282,13 @@ pub fn advance(
         .enumerate()
         .filter(|(_, o)| o.active)
     {
-        let b = Block::of_cable(&obj.params, &obj.attach, obj.particles.len(), params);
+        let b = Block::of_cable(
+            &obj.params,
+            &obj.attach,
+            &obj.clamp,
+            obj.particles.len(),
+            params,
+        );
         for _ in 0..n {
             kernel::substep(obj, &b, &sh, &mut world.scratch);
         }
