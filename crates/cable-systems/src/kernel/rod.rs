@@ -643,18 +643,31 @@ fn curvature_row<L: Lane, S: Store<L>, const PER: usize, const B: usize, const E
     let t = one - k0 * ui;
     let t = L::select(zero.lt(t), t, zero);
     let cs = L::select(live, t, one) / atk;
-    // In f32 the band loses the particles' masses beside a bending
-    // stiffness ~ c·4/l² over `GEOMETRIC_CAP` times the mass (a stiff
-    // rod of fine segments: the step went NaN), so c is held below it.
-    // Only the step's Hessian changes, not the residual: a converged
-    // step is the same rod; below the cap not a bit changes.
-    let lmin = L::select(l1.lt(l2), l1, l2);
+    // In f32 the band loses a particle's mass beside a stiffness over
+    // ~10⁷ times it (a stiff rod of fine segments went NaN), so c is held
+    // where this constraint's stiffness on each particle, `c·|Jq|²`
+    // (Frobenius norm of its 3 × 3 block of Jb) times the particle's
+    // inverse mass, stays below 2·`GEOMETRIC_CAP`: the middle particle's
+    // is `c·8/l²` at a straight joint of equal segments (the cap's
+    // `c·4/l²`), and it grows as 1/(1 + cos θ)² as the joint folds (a rod
+    // thrown about by a pin moved a kilometre went NaN at such a joint
+    // when c was bounded by the straight joint's alone).
+    // Only the step's Hessian changes, not the residual: a converged step
+    // is the same rod; below the cap not a bit changes.
     let wf = |r: Option<usize>| r.map_or(zero, |r| s.w(r).keep(s.free(r)));
-    let (wa, wb, wc) = (wf(at[0]), wf(at[1]), wf(at[2]));
-    let wmax = L::select(wa.lt(wb), wb, wa);
-    let wmax = L::select(wmax.lt(wc), wc, wmax);
-    let cap = L::splat(GEOMETRIC_CAP / 4.0) * lmin * lmin / wmax;
-    let cs = L::select(cs.lt(cap), cs, cap).keep(open);
+    let mut most = zero;
+    for (q, r) in at.into_iter().enumerate() {
+        let mut f = zero;
+        for row in &jac[q] {
+            for &v in row {
+                f = f + v * v;
+            }
+        }
+        let f = f * wf(r);
+        most = L::select(most.lt(f), f, most);
+    }
+    let fold = L::splat(2.0 * GEOMETRIC_CAP) / most;
+    let cs = L::select(cs.lt(fold), cs, fold).keep(open);
     let mut pm = [[zero; 3]; 3];
     for a in 0..3 {
         for c in 0..3 {
