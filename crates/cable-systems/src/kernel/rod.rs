@@ -79,34 +79,98 @@ pub fn sweep_curvature<L: Lane, S: Store<L>>(s: &mut S, b: &Block<L>, h2: L) {
     }
 }
 
+/// The turning of a cable at a joint, from its three particles' positions
+/// `[a, b, c]`: the edges `e₁ = b − a` and `e₂ = c − b`, their lengths,
+/// `e₁ × e₂` and its length, `|e₁||e₂|` and `den = |e₁||e₂| + e₁·e₂`.
+/// The geometry both solvers' curvature constraints share.
+#[derive(Clone, Copy)]
+struct Turn<L: Lane> {
+    e1: V3<L>,
+    e2: V3<L>,
+    l1: L,
+    l2: L,
+    cr: V3<L>,
+    sn: L,
+    ll: L,
+    den: L,
+}
+
+impl<L: Lane> Turn<L> {
+    #[inline(always)]
+    fn new([a, b, c]: [V3<L>; 3]) -> Self {
+        let (e1, e2) = (b - a, c - b);
+        let (l1, l2) = (e1.length(), e2.length());
+        let cr = e1.cross(e2);
+        let ll = l1 * l2;
+        Self {
+            e1,
+            e2,
+            l1,
+            l2,
+            cr,
+            sn: cr.length(),
+            ll,
+            den: ll + e1.dot(e2),
+        }
+    }
+
+    /// Not folded back on itself, nor with an edge of zero length
+    /// (`den` above 10⁻⁶ of `|e₁||e₂|`).
+    #[inline(always)]
+    fn open(&self) -> L::M {
+        (L::splat(1.0e-6) * self.ll).lt(self.den)
+    }
+
+    /// Turning enough to have a direction (`|e₁ × e₂|` above 10⁻⁶ of
+    /// `|e₁||e₂|`).
+    #[inline(always)]
+    fn turning(&self) -> L::M {
+        (L::splat(1.0e-6) * self.ll).lt(self.sn)
+    }
+
+    /// The discrete curvature `κ = 2|e₁ × e₂| / den` (`2·tan(θ/2)`).
+    #[inline(always)]
+    fn kappa(&self) -> L {
+        L::splat(2.0) * self.sn / self.den
+    }
+
+    /// `∂κ/∂a`, `∂κ/∂b`, `∂κ/∂c` (finite where [`Turn::open`] and
+    /// [`Turn::turning`] hold).
+    #[inline(always)]
+    fn gradients(&self) -> [V3<L>; 3] {
+        let Self {
+            e1,
+            e2,
+            l1,
+            l2,
+            cr,
+            sn,
+            ..
+        } = *self;
+        let kp = L::splat(2.0) * self.ll / self.den;
+        let g0 = cr.cross(e1).scale(kp / (sn * l1 * l1));
+        let g2 = e2.cross(cr).scale((kp / (sn * l2 * l2)).neg());
+        [g0, -(g0 + g2), g2]
+    }
+}
+
 /// One curvature constraint of [`sweep_curvature`], at the middle one of
 /// the three particles `at` (rows; `None` for a clamp's virtual particle,
 /// which is fixed: inverse mass 0, never written), at positions `x`.
 #[inline(always)]
 fn curvature_at<L: Lane, S: Store<L>>(s: &mut S, at: [Option<usize>; 3], x: [V3<L>; 3], h2: L) {
-    let eps = L::splat(1.0e-6);
-    let two = L::splat(2.0);
     let i = at[1].unwrap_or(0);
     let (k0, alpha, m) = s.curv(i);
     if !m.any() {
         return;
     }
-    let [a, b, c] = x;
-    let (e1, e2) = (b - a, c - b);
-    let (l1, l2) = (e1.length(), e2.length());
-    let cr = e1.cross(e2);
-    let sn = cr.length();
-    let ll = l1 * l2;
-    let den = ll + e1.dot(e2);
-    let ok = m & (eps * ll).lt(sn) & (eps * ll).lt(den);
+    let turn = Turn::new(x);
+    let ok = m & turn.turning() & turn.open();
     if !ok.any() {
         return;
     }
-    let kappa = two * sn / den;
-    let kp = two * ll / den;
-    let g0 = cr.cross(e1).scale(kp / (sn * l1 * l1));
-    let g2 = e2.cross(cr).scale((kp / (sn * l2 * l2)).neg());
-    let g1 = -(g0 + g2);
+    let kappa = turn.kappa();
+    let [g0, g1, g2] = turn.gradients();
     let w = |r: Option<usize>| r.map_or(L::splat(0.0), |r| s.w(r));
     let (w0, w1, w2) = (w(at[0]), w(at[1]), w(at[2]));
     let at_ = alpha / h2;
@@ -571,7 +635,6 @@ fn curvature_row<L: Lane, S: Store<L>, const PER: usize, const B: usize, const E
     let zero = L::splat(0.0);
     let one = L::splat(1.0);
     let two = L::splat(2.0);
-    let eps = L::splat(1.0e-6);
     let i = at[1].unwrap_or(0);
     // A written value: `v` where `m`, else (`EDGE`) what is there.
     let put = |m: L::M, v: L, old: L| if EDGE { L::select(m, v, old) } else { v };
@@ -580,23 +643,24 @@ fn curvature_row<L: Lane, S: Store<L>, const PER: usize, const B: usize, const E
     // (masked): a lane group and a single cable agree bit for bit.
     let (k0, alpha, on) = s.curv(i);
     let atk = alpha / h2;
-    let [xa, xb, xc] = x;
-    let (e1, e2) = (xb - xa, xc - xb);
-    let (l1, l2) = (e1.length(), e2.length());
-    let cr = e1.cross(e2);
-    let sn = cr.length();
-    let ll = l1 * l2;
-    let den = ll + e1.dot(e2);
+    let turn = Turn::new(x);
+    let Turn {
+        e1,
+        e2,
+        l1,
+        l2,
+        cr,
+        den,
+        ..
+    } = turn;
     // Not folded back on itself (nor a segment of zero length): the
     // bending stiffness applies; turning too: the row has a direction.
-    let open = on & (eps * ll).lt(den);
-    let live = open & (eps * ll).lt(sn);
-    // The scalar row, as `sweep_curvature`.
-    let kappa = (two * sn / den).keep(live);
-    let kp = two * ll / den;
-    let g0 = cr.cross(e1).scale(kp / (sn * l1 * l1)).keep(live);
-    let g2 = e2.cross(cr).scale((kp / (sn * l2 * l2)).neg()).keep(live);
-    let g1 = -(g0 + g2);
+    let open = on & turn.open();
+    let live = open & turn.turning();
+    // The scalar row, as `sweep_curvature` (a gradient where the row is
+    // dead is never read: each use is masked by `live`).
+    let kappa = turn.kappa().keep(live);
+    let [g0, g1, g2] = turn.gradients();
     let lam_old = s.lambda_row(i, CURVATURE);
     let lam = lam_old.keep(live);
     s.set_lambda_row(i, CURVATURE, put(on, lam, lam_old));
