@@ -178,7 +178,9 @@ fn curvature_at<L: Lane, S: Store<L>>(s: &mut S, at: [Option<usize>; 3], x: [V3<
     let denom =
         w0 * g0.length_squared() + w1 * g1.length_squared() + w2 * g2.length_squared() + at_;
     let dl = ((kappa - k0).neg() - at_ * lam) / denom;
-    let ok = ok & L::splat(0.0).lt(denom);
+    // A joint stretched beyond what f32 holds (|e₁ × e₂| overflowing)
+    // has no finite correction: skipped.
+    let ok = ok & L::splat(0.0).lt(denom) & dl.finite();
     s.set_lambda_row(i, CURVATURE, L::select(ok, lam + dl, lam));
     for ((r, p), (g, w)) in at.into_iter().zip(x).zip([(g0, w0), (g1, w1), (g2, w2)]) {
         if let Some(r) = r {
@@ -367,10 +369,69 @@ pub fn solve_direct<L: Lane, S: Store<L>>(
     rod: bool,
     h2: L,
 ) {
-    if rod {
-        rod_step(s, b, nw, h2);
+    let ok = if rod {
+        rod_step(s, b, nw, h2)
     } else {
-        newton_step::<L, S, 4, BAND>(s, b, nw, h2);
+        newton_step::<L, S, 4, BAND>(s, b, nw, h2)
+    };
+    if !ok.all() {
+        fall_back(s, b, nw, ok, rod, h2);
+    }
+}
+
+/// The iteration of the lanes not in `ok`, whose Newton step
+/// ([`newton_step`]) was not finite and was not taken: one Gauss-Seidel
+/// sweep of their distance constraints (and, with `rod`, of their
+/// curvature constraints, [`sweep_curvature`]), which cannot go
+/// non-finite, with their multipliers restarted from zero. The lanes in
+/// `ok` keep every bit of their step. A nearly singular system in f32
+/// (a rod of fine segments stiffer than the band resolves, a segment
+/// stretched thousands of times, a joint folding back on itself) then
+/// costs convergence for an iteration, not the cable; the next
+/// iteration tries the Newton step again.
+#[inline(never)]
+fn fall_back<L: Lane, S: Store<L>>(
+    s: &mut S,
+    b: &Block<L>,
+    nw: &mut Newton<L>,
+    ok: L::M,
+    rod: bool,
+    h2: L,
+) {
+    let np = s.rows();
+    // The rows of the curvature multipliers (a rod's alone).
+    let rows = if rod { np } else { 0 };
+    for j in 0..np - 1 {
+        s.set_lambda(1, j, s.lambda(1, j).keep(ok));
+    }
+    for i in 0..rows {
+        s.set_lambda_row(i, CURVATURE, s.lambda_row(i, CURVATURE).keep(ok));
+    }
+    // The lanes in `ok` get back their positions and multipliers after
+    // the sweeps (kept in the solve's scratch, which the next iteration
+    // rewrites).
+    nw.hold(s);
+    let Newton { y, .. } = nw;
+    y.clear();
+    y.extend((0..np - 1).map(|j| s.lambda(1, j)));
+    y.extend((0..rows).map(|i| s.lambda_row(i, CURVATURE)));
+    if b.soft {
+        crate::kernel::distance::sweep_soft(s, 1, b.alpha_t);
+    } else {
+        crate::kernel::distance::sweep_rigid(s);
+    }
+    if rod {
+        sweep_curvature(s, b, h2);
+    }
+    for (i, h) in nw.held.iter().enumerate() {
+        s.set_pos(i, V3::select(ok, *h, s.pos(i)));
+    }
+    for j in 0..np - 1 {
+        s.set_lambda(1, j, L::select(ok, nw.y[j], s.lambda(1, j)));
+    }
+    for i in 0..rows {
+        let l = nw.y[np - 1 + i];
+        s.set_lambda_row(i, CURVATURE, L::select(ok, l, s.lambda_row(i, CURVATURE)));
     }
 }
 
@@ -381,8 +442,8 @@ pub fn solve_direct<L: Lane, S: Store<L>>(
 /// crate inlined). Rods under the direct solver are few; the same IEEE
 /// operations on every path keep the paths bitwise equal.
 #[inline(never)]
-fn rod_step<L: Lane, S: Store<L>>(s: &mut S, b: &Block<L>, nw: &mut Newton<L>, h2: L) {
-    newton_step::<L, S, 5, BAND_ROD>(s, b, nw, h2);
+fn rod_step<L: Lane, S: Store<L>>(s: &mut S, b: &Block<L>, nw: &mut Newton<L>, h2: L) -> L::M {
+    newton_step::<L, S, 5, BAND_ROD>(s, b, nw, h2)
 }
 
 /// The largest ratio of a rod's bending geometric stiffness (about
@@ -421,7 +482,7 @@ fn newton_step<L: Lane, S: Store<L>, const PER: usize, const B: usize>(
     b: &Block<L>,
     nw: &mut Newton<L>,
     h2: L,
-) {
+) -> L::M {
     let rod = PER > KAPPA;
     let np = s.rows();
     let m = PER * np;
@@ -435,9 +496,16 @@ fn newton_step<L: Lane, S: Store<L>, const PER: usize, const B: usize>(
     y.resize(m, zero);
     // Inertia: M on the position rows, identity where pinned; −M (x − x̃)
     // on their right-hand side.
+    // What the step may move a particle by (its trust region, below):
+    // the largest distance from the prediction, the violations and the
+    // rest lengths, summed as they are met.
+    let mut off = zero;
+    let mut reach = zero;
     for p in 0..np {
         let f = s.free(p);
         let mass = L::select(f, one / s.w(p), one);
+        let from = (s.pos(p) - tilde[p]).length().keep(f);
+        off = L::select(off.lt(from), from, off);
         let o = xyz((s.pos(p) - tilde[p]).scale(mass));
         for c in 0..3 {
             band[(PER * p + c) * B] = mass;
@@ -472,6 +540,7 @@ fn newton_step<L: Lane, S: Store<L>, const PER: usize, const B: usize>(
         band[r * B] = L::select(live, at.neg(), one.neg());
         // r_λ = C + α̃λ
         let rl = (len - rest + at * lam).keep(live);
+        reach = reach + rest + (len - rest).abs().keep(live);
         let (na, nb) = (xyz(n.keep(fa)), xyz(n.keep(fb)));
         for q in 0..3 {
             // −J: +n on particle j, −n on particle j + 1.
@@ -549,32 +618,56 @@ fn newton_step<L: Lane, S: Store<L>, const PER: usize, const B: usize>(
         }
         y[r] = v;
     }
+    // The lanes whose step is finite and moves no particle further than
+    // 100 times the scale of what the system asks (the particle's
+    // largest distance from the prediction, plus the cable's rest length
+    // and its constraints' violations, summed): the others take none of
+    // it (`fall_back`). In f32 a nearly singular system (a segment
+    // stretched thousands of times, a joint folding back, a rod stiffer
+    // than the band resolves) can give a finite step of 10¹¹ m, after
+    // which everything is NaN. A Newton step may overshoot (one of
+    // 43 m on a 5.9 m cable folding from straight, which the next
+    // iterations undo, is met in the golden scenes): the margin keeps
+    // such steps.
+    let bound = L::splat(100.0) * (off + reach);
+    let bound = bound * bound;
+    let mut ok = L::M::splat(true);
+    for v in y.iter() {
+        ok = ok & v.finite();
+    }
+    for p in 0..np {
+        let dx = V3::new(y[PER * p], y[PER * p + 1], y[PER * p + 2]);
+        ok = ok & dx.length_squared().le(bound) & (s.pos(p) + dx).finite();
+    }
+
     // Positions and multipliers.
     for p in 0..np {
-        let f = s.free(p);
+        let f = s.free(p) & ok;
         let dx = V3::new(y[PER * p], y[PER * p + 1], y[PER * p + 2]);
         let x = s.pos(p);
         s.set_pos(p, V3::select(f, x + dx, x));
     }
     for j in 0..np - 1 {
         let r = PER * (j + 1) + DIST;
-        s.set_lambda(1, j, s.lambda(1, j) + y[r]);
+        let l = s.lambda(1, j);
+        s.set_lambda(1, j, L::select(ok, l + y[r], l));
     }
     if rod {
         for i in 1..np - 1 {
             let r = PER * i + KAPPA;
             let l = s.lambda_row(i, CURVATURE);
-            s.set_lambda_row(i, CURVATURE, l + y[r]);
+            s.set_lambda_row(i, CURVATURE, L::select(ok, l + y[r], l));
         }
         // Clamped ends' rows (`curvature_rows`), in their lanes alone.
         for i in [0, np - 1] {
-            let on = s.curv(i).2;
+            let on = s.curv(i).2 & ok;
             if on.any() {
                 let l = s.lambda_row(i, CURVATURE);
                 s.set_lambda_row(i, CURVATURE, L::select(on, l + y[PER * i + KAPPA], l));
             }
         }
     }
+    ok
 }
 
 /// The curvature rows of a rod's system ([`solve_direct`]): each inner
