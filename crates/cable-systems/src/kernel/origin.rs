@@ -78,6 +78,25 @@ impl<L: Lane> Local<L> {
     pub fn lanes(&self) -> L::M {
         self.m
     }
+
+    /// Local coordinates from `origin`, the position of each lane's first
+    /// particle as stored, for the lanes whose cable starts beyond
+    /// [`FAR`] (no lane has a contact candidate: [`to_local`] with none).
+    #[inline(always)]
+    pub fn at(origin: V3<L>) -> Self {
+        Self {
+            origin,
+            m: far(origin),
+        }
+    }
+
+    /// The position to store for a particle stored at `p` with carry `c`:
+    /// in the lanes of `self`, local `(p − origin) + c` ([`to_local`]'s
+    /// value, bit for bit), `p` in the others.
+    #[inline(always)]
+    pub fn local(&self, p: V3<L>, c: V3<L>) -> V3<L> {
+        V3::select(self.m, (p - self.origin) + c, p)
+    }
 }
 
 /// Moves the lanes whose cable starts beyond [`FAR`] and that are not in

@@ -380,7 +380,9 @@ pub fn solve_direct<L: Lane, S: Store<L>>(
 }
 
 /// The iteration of the lanes not in `ok`, whose Newton step
-/// ([`newton_step`]) was not finite and was not taken: one Gauss-Seidel
+/// ([`newton_step`]) was not taken: not finite, or moving a particle more
+/// than 100 times the scale of what the system asks (its distance from
+/// the prediction plus the cable's rest length and violations). One Gauss-Seidel
 /// sweep of their distance constraints (and, with `rod`, of their
 /// curvature constraints, [`sweep_curvature`]), which cannot go
 /// non-finite, with their multipliers restarted from zero. The lanes in

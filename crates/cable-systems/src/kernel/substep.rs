@@ -11,6 +11,7 @@ use crate::kernel::distance::{
     sweeps_wavefront,
 };
 use crate::kernel::lane::{Lane, Mask, V3};
+use crate::kernel::origin::Local;
 use crate::kernel::stages::Stages;
 use crate::kernel::store::{Block, Store};
 use crate::params::SolverParams;
@@ -90,7 +91,9 @@ impl<'a> Shared<'a> {
 ///    here on in coordinates local to their first particle, the carry
 ///    added, and stored back rounded with what rounding dropped as carry
 ///    ([`crate::kernel::origin`]): far out, the constraints keep their
-///    precision as the integration does.
+///    precision as the integration does. (With no collider in the world,
+///    the integration's pass over the rows moves them, not one of its
+///    own: the same values, bit for bit.)
 /// 4. `iterations` times:
 ///    1. the **distance** constraints: a Gauss-Seidel sweep over the
 ///       segments in order (rigid, or XPBD with compliance), or with
@@ -139,11 +142,23 @@ pub fn substep<L: Lane, S: Store<L>>(
     if sh.stages.attach {
         attach(s, b);
     }
-    if sh.stages.integrate {
-        integrate(s, b);
-    }
+    // With no collider in the world, no lane has a contact candidate: the
+    // far lanes go to local coordinates (`origin`) in the integration's
+    // pass over the rows rather than in one of their own.
+    let free_air = sh.stages.integrate
+        && sh.stages.constraints
+        && (!sh.stages.collide || sh.colliders.prepared().is_empty());
+    let early = if free_air {
+        integrate_to_local(s, b)
+    } else {
+        if sh.stages.integrate {
+            integrate(s, b);
+        }
+        None
+    };
     let direct = sh.direct && sh.stages.constraints;
     if direct {
+        // In free air, far lanes' prediction is already local.
         scratch.newton.predict(s);
     }
     let touching = sh.stages.collide && scratch.contacts.find(s, b, sh.colliders, sh.wide);
@@ -152,16 +167,21 @@ pub fn substep<L: Lane, S: Store<L>>(
     }
     // Lanes far from the origin, without contact, in local coordinates
     // until the constraints are done (`origin`).
-    let contact = if touching {
-        scratch.contacts.lanes()
+    let local = if free_air {
+        early
     } else {
-        L::M::splat(false)
+        let contact = if touching {
+            scratch.contacts.lanes()
+        } else {
+            L::M::splat(false)
+        };
+        let local = crate::kernel::origin::to_local(s, contact);
+        if direct && let Some(l) = &local {
+            // The direct solver's prediction in the same coordinates.
+            scratch.newton.predict_lanes(s, l.lanes());
+        }
+        local
     };
-    let local = crate::kernel::origin::to_local(s, contact);
-    if direct && let Some(l) = &local {
-        // The direct solver's prediction in the same coordinates.
-        scratch.newton.predict_lanes(s, l.lanes());
-    }
     let track = sh.track || b.track;
     if direct {
         // The direct solver's multipliers carry over from the last
@@ -362,15 +382,10 @@ pub fn integrate<L: Lane, S: Store<L>>(s: &mut S, b: &Block<L>) {
         // so: the same formula without that column (bit for bit: c − 0
         // is c), which the store may then keep out of the cache.
         for i in 0..s.rows() {
-            let f = s.free(i);
-            let cur = s.pos(i);
-            let q = s.prev(i);
-            let step = (cur - q + s.carry(i)).scale(keep) + b.dacc;
-            let next = cur + step;
-            let lost = step - (next - cur);
-            s.set_pos(i, V3::select(f, next, cur));
-            s.set_prev(i, V3::select(f, cur, q));
-            s.set_carry(i, V3::select(f, lost, V3::zero()));
+            let (p, q, c) = near_step(s, b, i);
+            s.set_pos(i, p);
+            s.set_prev(i, q);
+            s.set_carry(i, c);
         }
         return;
     }
@@ -403,6 +418,47 @@ pub fn integrate<L: Lane, S: Store<L>>(s: &mut S, b: &Block<L>) {
         s.set_carry(i, V3::select(f, lost, V3::zero()));
     }
     s.set_carry_prev_live(far);
+}
+
+/// Row `i`'s integration where every lane is within
+/// [`crate::kernel::origin::FAR_VELOCITY`] with `carry_prev` zero: the
+/// position, previous position and carry to store.
+#[inline(always)]
+fn near_step<L: Lane, S: Store<L>>(s: &S, b: &Block<L>, i: usize) -> (V3<L>, V3<L>, V3<L>) {
+    let f = s.free(i);
+    let cur = s.pos(i);
+    let q = s.prev(i);
+    let step = (cur - q + s.carry(i)).scale(b.keep) + b.dacc;
+    let next = cur + step;
+    let lost = step - (next - cur);
+    (
+        V3::select(f, next, cur),
+        V3::select(f, cur, q),
+        V3::select(f, lost, V3::zero()),
+    )
+}
+
+/// [`integrate`] then [`crate::kernel::origin::to_local`] with no lane in
+/// contact, for a block no collider can touch this substep: where some
+/// lane is far and every lane is within
+/// [`crate::kernel::origin::FAR_VELOCITY`], in one pass over the rows (row
+/// 0's stored position, the origin, is computed first). The same values,
+/// bit for bit.
+#[inline(always)]
+fn integrate_to_local<L: Lane, S: Store<L>>(s: &mut S, b: &Block<L>) -> Option<Local<L>> {
+    let far = crate::kernel::origin::far_velocity(s.pos(0));
+    let to = Local::at(near_step(s, b, 0).0);
+    if (far | s.carry_prev_live()).any() || to.lanes().none() {
+        integrate(s, b);
+        return crate::kernel::origin::to_local(s, L::M::splat(false));
+    }
+    for i in 0..s.rows() {
+        let (p, q, c) = near_step(s, b, i);
+        s.set_pos(i, to.local(p, c));
+        s.set_prev(i, q);
+        s.set_carry(i, c);
+    }
+    Some(to)
 }
 
 /// Runs `n` substeps of one cable in the pool's columns (the `Soa`
