@@ -48,4 +48,6 @@ mod substep;
 
 pub use stages::Stages;
 pub use store::{Block, Rigid, Soft, Store, span_linked, span_rest};
-pub use substep::{Scratch, Shared, advance_cable, advance_cable_with, substep};
+pub use substep::{
+    Scratch, Shared, advance_cable, advance_cable_with, begin_frame, end_frame, substep,
+};

@@ -41,6 +41,18 @@ pub struct Shared<'a> {
 }
 
 impl<'a> Shared<'a> {
+    /// True when no lane can have a contact candidate (no collider in the
+    /// world, or the contact stage off) and the integration and the
+    /// constraints both run: far lanes may then stay in local coordinates
+    /// for a whole frame ([`frame`]).
+    #[inline]
+    #[must_use]
+    pub fn free_air(&self) -> bool {
+        self.stages.integrate
+            && self.stages.constraints
+            && (!self.stages.collide || self.colliders.prepared().is_empty())
+    }
+
     /// True when these settings allow [`substep`]'s wavefront path (its
     /// blocks must also be [`Block::distance_only`]). Every field is named,
     /// as there: a new setting does not compile until its author says
@@ -145,9 +157,7 @@ pub fn substep<L: Lane, S: Store<L>>(
     // With no collider in the world, no lane has a contact candidate: the
     // far lanes go to local coordinates (`origin`) in the integration's
     // pass over the rows rather than in one of their own.
-    let free_air = sh.stages.integrate
-        && sh.stages.constraints
-        && (!sh.stages.collide || sh.colliders.prepared().is_empty());
+    let free_air = sh.free_air();
     let early = if free_air {
         integrate_to_local(s, b)
     } else {
@@ -497,13 +507,45 @@ pub fn advance_cable_with(
         // Asleep, or hidden and skipped: left as it is.
         return;
     }
-    let b = Block::of_cable(c.params, c.attach, c.clamp, c.pos.len(), params);
+    let mut b = Block::of_cable(c.params, c.attach, c.clamp, c.pos.len(), params);
     let colliders = c.colliders;
     let mut sh = Shared::new(params, colliders, stages);
     sh.track = track;
+    let held = begin_frame(c, &mut b, &sh, n);
     for _ in 0..n {
         substep(c, &b, &sh, scratch);
     }
+    end_frame(c, held);
     let handle = c.handle;
     scratch.contacts.report_touches(colliders, |_| Some(handle));
+}
+
+/// The start of a frame of `n` substeps of one block: with more than one
+/// substep in free air ([`Shared::free_air`]), the block's far lanes in
+/// local coordinates for the whole frame
+/// ([`crate::kernel::origin::frame_to_local`], which moves `b`'s
+/// attachment targets with them: run the frame's substeps with `b`).
+/// `None` where each substep moves them itself; [`end_frame`] after the
+/// substeps.
+#[inline(always)]
+pub fn begin_frame<L: Lane, S: Store<L>>(
+    s: &mut S,
+    b: &mut Block<L>,
+    sh: &Shared<'_>,
+    n: u32,
+) -> Option<Local<L>> {
+    if n > 1 && sh.free_air() {
+        crate::kernel::origin::frame_to_local(s, b)
+    } else {
+        None
+    }
+}
+
+/// The end of a frame that [`begin_frame`] started: its far lanes back in
+/// world coordinates ([`crate::kernel::origin::frame_to_world`]).
+#[inline(always)]
+pub fn end_frame<L: Lane, S: Store<L>>(s: &mut S, held: Option<Local<L>>) {
+    if let Some(l) = held {
+        crate::kernel::origin::frame_to_world(s, l);
+    }
 }

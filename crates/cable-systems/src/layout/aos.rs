@@ -282,16 +282,18 @@ pub fn advance(
         .enumerate()
         .filter(|(_, o)| o.active)
     {
-        let b = Block::of_cable(
+        let mut b = Block::of_cable(
             &obj.params,
             &obj.attach,
             &obj.clamp,
             obj.particles.len(),
             params,
         );
+        let held = kernel::begin_frame(obj, &mut b, &sh, n);
         for _ in 0..n {
             kernel::substep(obj, &b, &sh, &mut world.scratch);
         }
+        kernel::end_frame(obj, held);
         let handle = pool.cable(i).map(|c| c.handle);
         world
             .scratch

@@ -236,14 +236,19 @@ impl<const W: usize> Bundle<W> {
     /// Runs `n` substeps (inlined into each SIMD path of [`Bundle::run`]).
     #[inline(always)]
     pub(super) fn run_inline(&mut self, sh: &Shared<'_>, n: u32, next: &Spans) {
+        // The block of this frame: the bundle's, with its far lanes'
+        // attachment targets in local coordinates (`kernel::begin_frame`).
+        let mut b = self.block;
+        let held = kernel::begin_frame(&mut self.rows, &mut b, sh, n);
         for k in 0..n {
             if k + 1 == n {
                 // The last substep asks for the next bundle's rows.
                 let calls = self.key.iterations as usize * self.key.segs;
                 self.rows.ahead = Ahead::new(next, calls);
             }
-            kernel::substep(&mut self.rows, &self.block, sh, &mut self.scratch);
+            kernel::substep(&mut self.rows, &b, sh, &mut self.scratch);
         }
+        kernel::end_frame(&mut self.rows, held);
         self.rows.ahead = Ahead::default();
     }
 
