@@ -44,7 +44,7 @@ impl<'a> Shared<'a> {
     /// True when no lane can have a contact candidate (no collider in the
     /// world, or the contact stage off) and the integration and the
     /// constraints both run: far lanes may then stay in local coordinates
-    /// for a whole frame ([`frame`]).
+    /// for a whole frame ([`begin_frame`]).
     #[inline]
     #[must_use]
     pub fn free_air(&self) -> bool {
