@@ -148,7 +148,8 @@ pub fn to_world<L: Lane, S: Store<L>>(s: &mut S, local: Local<L>) {
 /// local to their first particle for a whole frame of substeps in free
 /// air (no collider in the world): positions and previous positions, each
 /// with its carry added (`(p − o) + carry`, `(p_prev − o) + carry_prev`),
-/// carries zero. The frame's substeps then run on these lanes as on a
+/// `carry_prev` zero and the carry what those sums' rounding dropped (so
+/// the velocity is kept exactly). The frame's substeps then run on these lanes as on a
 /// cable at the origin (their first particle is within [`FAR`] of it, so
 /// neither [`to_local`] nor the far integration takes them again), and
 /// [`frame_to_world`] stores them back. Moves `b`'s attachment targets
