@@ -4,6 +4,7 @@
 
 use glam::{Quat, Vec3};
 
+use super::motion::two_sum;
 use super::store::{ParticlePool, end_offset, in_range};
 use crate::cable::{CableHandle, End, TeleportMode};
 use crate::error::{CableError, check_rotation, check_vec3};
@@ -112,25 +113,24 @@ impl ParticlePool {
         let (first, count) = (rec.first, rec.count);
         let rows = first..first + count;
         let pivot = self.state.get_mut().pos[first + end_offset(count, end)];
-        let (pos, prev): (Vec<Vec3>, Vec<Vec3>) = match p.teleport_mode {
+        // Each position and previous position moved, with what rounding the
+        // last sum dropped (`two_sum`): kept in the carries below, so a cable
+        // far out keeps its velocity.
+        let (pos, prev, lost): (Vec<Vec3>, Vec<Vec3>, Vec<Vec3>) = match p.teleport_mode {
             TeleportMode::Move => {
                 let map = |q: Vec3| {
                     if turn == Quat::IDENTITY {
-                        q + (target - pivot)
+                        two_sum(q, target - pivot)
                     } else {
-                        target + turn * (q - pivot)
+                        two_sum(target, turn * (q - pivot))
                     }
                 };
-                (
-                    self.state.get_mut().pos[rows.clone()]
-                        .iter()
-                        .map(|&q| map(q))
-                        .collect(),
-                    self.state.get_mut().prev[rows.clone()]
-                        .iter()
-                        .map(|&q| map(q))
-                        .collect(),
-                )
+                let st = self.state.get_mut();
+                let (pos, lp): (Vec<Vec3>, Vec<Vec3>) =
+                    st.pos[rows.clone()].iter().map(|&q| map(q)).unzip();
+                let (prev, lq): (Vec<Vec3>, Vec<Vec3>) =
+                    st.prev[rows.clone()].iter().map(|&q| map(q)).unzip();
+                (pos, prev, lp.into_iter().chain(lq).collect())
             }
             TeleportMode::Reset => {
                 let other = match end {
@@ -161,7 +161,7 @@ impl ParticlePool {
                         crate::cable::along(a, b, (along / length) as f32)
                     })
                     .collect();
-                (laid.clone(), laid)
+                (laid.clone(), laid, vec![Vec3::ZERO; 2 * count])
             }
         };
         if let Some(axis) = pos
@@ -184,12 +184,13 @@ impl ParticlePool {
         // The carried rounding is a displacement: it turns with the cable,
         // and a cable laid at rest has none.
         let st = self.state.get_mut();
-        for c in st.carry[rows.clone()]
+        for (c, l) in st.carry[rows.clone()]
             .iter_mut()
             .chain(&mut st.carry_prev[rows])
+            .zip(lost)
         {
             *c = match p.teleport_mode {
-                TeleportMode::Move => turn * *c,
+                TeleportMode::Move => turn * *c + l,
                 TeleportMode::Reset => Vec3::ZERO,
             };
         }
