@@ -447,7 +447,8 @@ impl CableParams {
     ///
     /// # Errors
     /// As [`CableParams::validate`]; [`CableError::OutOfRange`] naming
-    /// `compliance` when the ratio is too large; [`CableError::NotFinite`] or
+    /// `compliance`, with the ratio as its value, when the ratio is too
+    /// large; [`CableError::NotFinite`] or
     /// [`CableError::OutOfRange`] naming `substep` when it is not finite and
     /// greater than 0.
     ///
@@ -481,7 +482,9 @@ impl CableParams {
                 return Err(CableError::OutOfRange {
                     field: "compliance",
                     expected: "compliance / substep² must be at most 1e30 (lower the compliance or raise the substep)",
-                    value: f64::from(self.compliance),
+                    // The ratio checked, not the compliance alone (which
+                    // may be small when the substep is).
+                    value: f64::from(self.compliance) / (f64::from(h) * f64::from(h)),
                 });
             }
         }

@@ -2,6 +2,33 @@
 
 use thiserror::Error;
 
+/// A refused value as an error message shows it: the shortest decimal
+/// that reads back as the same `f32` when the value is one (most come
+/// from `f32` fields: 0.1, not 0.10000000149011612), whole numbers in
+/// all their digits, in exponent form beyond 10¹⁶ or below 10⁻⁴ (1e30,
+/// not 31 digits).
+struct Shown(f64);
+
+impl std::fmt::Display for Shown {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let v = self.0;
+        let a = v.abs();
+        let short = v as f32;
+        let exp = a >= 1.0e16 || (a != 0.0 && a < 1.0e-4);
+        let from_f32 = f64::from(short) == v;
+        if exp && from_f32 {
+            write!(f, "{short:e}")
+        } else if exp {
+            write!(f, "{v:e}")
+        } else if from_f32 && v.fract() != 0.0 {
+            write!(f, "{short}")
+        } else {
+            // Whole numbers below 10¹⁶ in all their digits.
+            write!(f, "{v}")
+        }
+    }
+}
+
 /// Why a cable description, a parameter or a pool operation was refused.
 ///
 /// Every variant names the offending field (`field`), so a caller can point
@@ -17,7 +44,7 @@ pub enum CableError {
         value: f64,
     },
     /// A number lies outside the range the engine accepts.
-    #[error("{field}: {expected}, got {value}")]
+    #[error("{field}: {expected}, got {}", Shown(*.value))]
     OutOfRange {
         /// The field that holds the value.
         field: &'static str,
@@ -176,4 +203,61 @@ pub fn check_rotation(field: &'static str, q: glam::Quat) -> Result<glam::Quat, 
         });
     }
     Ok(q / len)
+}
+
+#[cfg(test)]
+mod shown_tests {
+    use super::CableError;
+
+    fn says(value: f64) -> String {
+        CableError::OutOfRange {
+            field: "x",
+            expected: "must be something",
+            value,
+        }
+        .to_string()
+    }
+
+    #[test]
+    fn refused_values_read_as_they_were_written() {
+        assert_eq!(says(0.0), "x: must be something, got 0");
+        assert_eq!(says(-1.0), "x: must be something, got -1");
+        assert_eq!(says(-3.0e6), "x: must be something, got -3000000");
+        assert_eq!(
+            says(4_294_967_296.0),
+            "x: must be something, got 4294967296"
+        );
+        // From f32 fields: their shortest decimal, not the f64 expansion.
+        assert_eq!(says(f64::from(0.1f32)), "x: must be something, got 0.1");
+        assert_eq!(says(f64::from(1.0e30f32)), "x: must be something, got 1e30");
+        assert_eq!(
+            says(f64::from(-2.5e-7f32)),
+            "x: must be something, got -2.5e-7"
+        );
+        // Values no f32 holds keep their f64 digits.
+        assert_eq!(says(0.1), "x: must be something, got 0.1");
+        assert_eq!(says(1.0e60), "x: must be something, got 1e60");
+    }
+
+    #[test]
+    fn a_compliance_too_soft_for_the_substep_reports_the_ratio_checked() {
+        let p = crate::CableParams {
+            compliance: 1.0,
+            ..crate::CableParams::default()
+        };
+        let e = p
+            .validate_for_substep(1.0e-30)
+            .expect_err("1 / 1e-60 overflows");
+        let text = e.to_string();
+        assert!(
+            text.starts_with("compliance: compliance / substep²"),
+            "{text}"
+        );
+        let got: f64 = text
+            .rsplit("got ")
+            .next()
+            .and_then(|v| v.parse().ok())
+            .expect("a number");
+        assert!((got / 1.0e60 - 1.0).abs() < 1.0e-6, "{text}");
+    }
 }

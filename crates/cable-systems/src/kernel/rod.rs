@@ -361,6 +361,15 @@ pub fn has_curvature<L: Lane, S: Store<L>>(s: &S) -> bool {
 /// curvature constraint that is off, straight or folded back on itself
 /// (as [`sweep_curvature`] skips it), have a dead row (pivot −1) and
 /// their multiplier is set to zero.
+///
+/// The lanes in `done` are left as they are, bit for bit (the caller's
+/// converged lanes). Returns the lanes whose step was taken and moved no
+/// particle by more than [`CONVERGED`] times the scale of the system
+/// (their distance from the prediction plus rest lengths and
+/// violations): converged, so a further iteration would not move them by
+/// more than rounding. Each lane's answer depends on its own cable alone,
+/// so the layouts, which group cables into lanes differently, agree bit
+/// for bit.
 #[inline(always)]
 pub fn solve_direct<L: Lane, S: Store<L>>(
     s: &mut S,
@@ -368,16 +377,27 @@ pub fn solve_direct<L: Lane, S: Store<L>>(
     nw: &mut Newton<L>,
     rod: bool,
     h2: L,
-) {
-    let ok = if rod {
-        rod_step(s, b, nw, h2)
+    done: L::M,
+) -> L::M {
+    let (ok, small) = if rod {
+        rod_step(s, b, nw, h2, done)
     } else {
-        newton_step::<L, S, 4, BAND>(s, b, nw, h2)
+        newton_step::<L, S, 4, BAND>(s, b, nw, h2, done)
     };
-    if !ok.all() {
-        fall_back(s, b, nw, ok, rod, h2);
+    if !(ok | done).all() {
+        fall_back(s, b, nw, ok | done, rod, h2);
     }
+    ok & small & !done
 }
+
+/// The largest step, relative to the scale of a cable's system (its
+/// particles' largest distance from the prediction plus its rest length
+/// and violations), after which [`solve_direct`] counts a lane converged:
+/// 2⁻²² (4 f32 roundings of the scale). A Newton step converges
+/// quadratically: a released 128-segment chain's steps fall below it in
+/// 2–3 of the default 8 iterations, and the iterations left would move
+/// it by rounding alone.
+pub const CONVERGED: f32 = 1.0 / 4_194_304.0;
 
 /// The iteration of the lanes not in `ok`, whose Newton step
 /// ([`newton_step`]) was not taken: not finite, or moving a particle more
@@ -444,8 +464,14 @@ fn fall_back<L: Lane, S: Store<L>>(
 /// crate inlined). Rods under the direct solver are few; the same IEEE
 /// operations on every path keep the paths bitwise equal.
 #[inline(never)]
-fn rod_step<L: Lane, S: Store<L>>(s: &mut S, b: &Block<L>, nw: &mut Newton<L>, h2: L) -> L::M {
-    newton_step::<L, S, 5, BAND_ROD>(s, b, nw, h2)
+fn rod_step<L: Lane, S: Store<L>>(
+    s: &mut S,
+    b: &Block<L>,
+    nw: &mut Newton<L>,
+    h2: L,
+    done: L::M,
+) -> (L::M, L::M) {
+    newton_step::<L, S, 5, BAND_ROD>(s, b, nw, h2, done)
 }
 
 /// The largest ratio of a rod's bending geometric stiffness (about
@@ -477,14 +503,17 @@ fn transpose_mul<L: Lane>(a: &[[L; 3]; 3], b: &[[L; 3]; 3]) -> [[L; 3]; 3] {
 }
 
 /// [`solve_direct`] with `PER` rows per particle (4: a rope, 5: a rod
-/// with curvature rows) and a band of `B` values per row.
+/// with curvature rows) and a band of `B` values per row: the lanes whose
+/// step is taken and those whose step is below [`CONVERGED`]; the lanes
+/// in `done` keep their state.
 #[inline(always)]
 fn newton_step<L: Lane, S: Store<L>, const PER: usize, const B: usize>(
     s: &mut S,
     b: &Block<L>,
     nw: &mut Newton<L>,
     h2: L,
-) -> L::M {
+    done: L::M,
+) -> (L::M, L::M) {
     let rod = PER > KAPPA;
     let np = s.rows();
     let m = PER * np;
@@ -631,20 +660,28 @@ fn newton_step<L: Lane, S: Store<L>, const PER: usize, const B: usize>(
     // 43 m on a 5.9 m cable folding from straight, which the next
     // iterations undo, is met in the golden scenes): the margin keeps
     // such steps.
-    let bound = L::splat(100.0) * (off + reach);
+    let scale = off + reach;
+    let bound = L::splat(100.0) * scale;
     let bound = bound * bound;
+    let tiny = L::splat(CONVERGED) * scale;
+    let tiny = tiny * tiny;
     let mut ok = L::M::splat(true);
+    let mut small = L::M::splat(true);
     for v in y.iter() {
         ok = ok & v.finite();
     }
     for p in 0..np {
         let dx = V3::new(y[PER * p], y[PER * p + 1], y[PER * p + 2]);
-        ok = ok & dx.length_squared().le(bound) & (s.pos(p) + dx).finite();
+        let d2 = dx.length_squared().keep(s.free(p));
+        ok = ok & d2.le(bound) & (s.pos(p) + dx).finite();
+        small = small & d2.le(tiny);
     }
+    // The lanes that take their step: not the converged ones.
+    let take = ok & !done;
 
     // Positions and multipliers.
     for p in 0..np {
-        let f = s.free(p) & ok;
+        let f = s.free(p) & take;
         let dx = V3::new(y[PER * p], y[PER * p + 1], y[PER * p + 2]);
         let x = s.pos(p);
         s.set_pos(p, V3::select(f, x + dx, x));
@@ -652,24 +689,24 @@ fn newton_step<L: Lane, S: Store<L>, const PER: usize, const B: usize>(
     for j in 0..np - 1 {
         let r = PER * (j + 1) + DIST;
         let l = s.lambda(1, j);
-        s.set_lambda(1, j, L::select(ok, l + y[r], l));
+        s.set_lambda(1, j, L::select(take, l + y[r], l));
     }
     if rod {
         for i in 1..np - 1 {
             let r = PER * i + KAPPA;
             let l = s.lambda_row(i, CURVATURE);
-            s.set_lambda_row(i, CURVATURE, L::select(ok, l + y[r], l));
+            s.set_lambda_row(i, CURVATURE, L::select(take, l + y[r], l));
         }
         // Clamped ends' rows (`curvature_rows`), in their lanes alone.
         for i in [0, np - 1] {
-            let on = s.curv(i).2 & ok;
+            let on = s.curv(i).2 & take;
             if on.any() {
                 let l = s.lambda_row(i, CURVATURE);
                 s.set_lambda_row(i, CURVATURE, L::select(on, l + y[PER * i + KAPPA], l));
             }
         }
     }
-    ok
+    (ok, small)
 }
 
 /// The curvature rows of a rod's system ([`solve_direct`]): each inner

@@ -113,7 +113,9 @@ impl<'a> Shared<'a> {
 ///       curvature constraints of a cable with `bend_stiffness` and the
 ///       particles' inertia at once
 ///       ([`crate::kernel::rod::solve_direct`], from the substep's
-///       prediction kept after step 2);
+///       prediction kept after step 2); a cable whose Newton step fell
+///       below [`crate::kernel::rod::CONVERGED`] skips the iterations
+///       left, unless a contact pass or another sweep runs between them;
 ///    2. the i to i + 2 **bending** sweep with `stiffness`;
 ///    3. the **curvature** sweep with `bend_stiffness`
 ///       ([`crate::kernel::rod::sweep_curvature`]; not with the direct
@@ -239,11 +241,30 @@ pub fn substep<L: Lane, S: Store<L>>(
     // constraints by the direct solver, not swept.
     let rod = direct && b.curv && crate::kernel::rod::has_curvature(s);
     let k = b.iterations;
+    // The direct solver's lanes that converged (`solve_direct`): their
+    // iterations left would move them by rounding alone. Not with a
+    // contact pass or another sweep between iterations, which moves them
+    // again.
+    // (The lanes of a block agree on `stiff`; contact candidates are the
+    // lane's own: so a cable stops after the same iteration in every
+    // layout.)
+    let may_stop = if b.stiff || !direct {
+        L::M::splat(false)
+    } else if touching {
+        !scratch.contacts.lanes()
+    } else {
+        L::M::splat(true)
+    };
+    let mut done = L::M::splat(false);
     for it in 0..k {
         let last = it + 1 == k;
         if sh.stages.constraints {
             if direct {
-                crate::kernel::rod::solve_direct(s, b, &mut scratch.newton, rod, h2);
+                if !done.all() {
+                    let now =
+                        crate::kernel::rod::solve_direct(s, b, &mut scratch.newton, rod, h2, done);
+                    done = done | (now & may_stop);
+                }
             } else if b.soft {
                 sweep_soft(s, 1, b.alpha_t);
             } else if track {
