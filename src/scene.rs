@@ -246,14 +246,23 @@ impl Scene {
     /// the cable handles in scene order.
     ///
     /// # Errors
-    /// A [`SceneError`] when a cable is refused by the pool (its budget).
+    /// A [`SceneError`] when a cable is refused by the pool (its budget),
+    /// or, with the direct solver, is a rod stiffer than it can solve
+    /// ([`crate::systems::check_direct_bending`], naming the cable's
+    /// `bend_stiffness`).
     pub fn build_pool(&self) -> Result<(ParticlePool, Vec<CableHandle>), SceneError> {
         let mut pool = ParticlePool::with_budget(SCENE_PARTICLE_BUDGET);
         let mut handles = Vec::with_capacity(self.cables.len());
         for (i, desc) in self.cables.iter().enumerate() {
+            let base = format!("scene.cables[{i}]");
             let h = pool
                 .add_cable(desc)
-                .map_err(|e| SceneError::from_cable(&format!("scene.cables[{i}]"), &e))?;
+                .map_err(|e| SceneError::from_cable(&base, &e))?;
+            // A rod stiffer than the direct solver's f32 system solves.
+            if self.params.solver == crate::systems::Solver::Direct {
+                crate::systems::check_direct_bending(&pool, h, self.params.substep)
+                    .map_err(|e| SceneError::from_cable(&base, &e))?;
+            }
             handles.push(h);
         }
         for c in &self.colliders {

@@ -362,3 +362,48 @@ mod saved {
         }
     }
 }
+
+#[test]
+fn a_rod_stiffer_than_the_direct_solver_solves_is_refused_before_any_substep() {
+    // The 1 m cantilever of 0.1 kg/m and EI 2 N·m² at 400 segments: at
+    // 1/60 s its ratio is 2.84e8 (`direct_bending_ratio`: EI·h² over the
+    // free end's 0.125 g times 2.5 mm³), above the 2e8 the direct solver
+    // solves. Gauss-Seidel takes it; so does the direct solver at 1/120 s
+    // (a quarter of it); switching a stepper to the direct solver checks
+    // the pool again.
+    let mut d = CableDesc::line(Vec3::ZERO, Vec3::X, 1.0, 400).expect("valid");
+    d.attach_end = false;
+    d.mass_per_length = Some(0.1);
+    d.params.bend_stiffness = 2.0;
+    d.params.clamp_start = true;
+    let mut pool = ParticlePool::new();
+    let h = pool.add_cable(&d).expect("fits");
+    let before = pool.positions(h).expect("live").to_vec();
+    let ratio = cable::systems::direct_bending_ratio(&pool, h, 1.0 / 60.0).expect("live");
+    assert!((ratio / 2.844e8 - 1.0).abs() < 1.0e-3, "ratio {ratio}");
+    let direct = SolverParams {
+        solver: Solver::Direct,
+        ..SolverParams::default()
+    };
+    let mut st = Stepper::new(direct).expect("valid");
+    match st.advance(&mut pool, 1.0 / 60.0) {
+        Err(cable::CableError::OutOfRange { field, value, .. }) => {
+            assert_eq!(field, "bend_stiffness");
+            assert_eq!(value, 2.84e8);
+        }
+        other => panic!("expected bend_stiffness refused, got {other:?}"),
+    }
+    assert_eq!(st.substeps_run(), 0);
+    assert_eq!(pool.positions(h).expect("live"), &before[..]);
+    let mut gs = Stepper::new(SolverParams::default()).expect("valid");
+    gs.advance(&mut pool, 1.0 / 60.0).expect("Gauss-Seidel takes it");
+    gs.set_params(direct).expect("valid");
+    assert!(gs.advance(&mut pool, 1.0 / 60.0).is_err());
+    let fine = SolverParams {
+        substep: 1.0 / 120.0,
+        ..direct
+    };
+    gs.set_params(fine).expect("valid");
+    gs.advance(&mut pool, 1.0 / 60.0).expect("a quarter of the ratio");
+    assert!(pool.all_finite());
+}

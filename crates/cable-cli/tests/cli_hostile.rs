@@ -274,6 +274,44 @@ fn bend_stiffness_overflow_exits_2_on_the_command_line() {
     assert_usage(&o, "scene.cables[0].bend_stiffness");
 }
 
+/// A 1 m rod of 400 segments, 0.1 kg/m, EI 2 N·m², clamped at its
+/// start, on the direct solver at 1/60 s: its bending is 2.84e8 times
+/// what a particle's mass holds at that substep, beyond what the
+/// solver's f32 system solves (a docs-only trial saw it never rest and
+/// stretch its segments 5.6 times). Refused, naming the cable; the same
+/// rod at 1/240 s (16 times less) or on Gauss-Seidel runs.
+#[test]
+fn a_rod_too_stiff_for_the_direct_solver_exits_2_naming_its_bend_stiffness() {
+    let rod = |solver: &str, substep: &str| {
+        format!(
+            r#"{{"solver": "{solver}", "substep": {substep}, "cables": [{{"start": [0,0,0], "end": [1,0,0],
+                "segments": 400, "attach_end": false, "mass_per_length": 0.1,
+                "bend_stiffness": 2, "clamp_start": true}}]}}"#
+        )
+    };
+    let o = cable_stdin(
+        &["run", "-", "--seconds", "0.02"],
+        rod("direct", "0.016666668").as_bytes(),
+    );
+    assert_usage(&o, "scene.cables[0].bend_stiffness");
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("got 2.84e8") && err.contains("smaller substep"),
+        "{err}"
+    );
+    for (solver, substep) in [("direct", "0.004166667"), ("gauss-seidel", "0.016666668")] {
+        let o = cable_stdin(
+            &["run", "-", "--seconds", "0.02"],
+            rod(solver, substep).as_bytes(),
+        );
+        assert!(
+            o.status.success(),
+            "{solver} at {substep} s: {}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+    }
+}
+
 // ---- case 4 and 5: exactly one JSON object, no duplicate keys ----
 
 #[test]

@@ -787,7 +787,7 @@ fn bad_scenes() -> Vec<(String, String)> {
         ),
         (
             r#""max_length": 1e8"#,
-            "max_length: must be greater than 0 and at most 1e7, got 100000000",
+            "max_length: must be greater than 0 and at most 1e7, got 1e8",
         ),
         (
             r#""min_length": 2, "max_length": 1.5"#,

@@ -5,7 +5,7 @@ use thiserror::Error;
 /// A refused value as an error message shows it: the shortest decimal
 /// that reads back as the same `f32` when the value is one (most come
 /// from `f32` fields: 0.1, not 0.10000000149011612), whole numbers in
-/// all their digits, in exponent form beyond 10¹⁶ or below 10⁻⁴ (1e30,
+/// all their digits, in exponent form from 10⁸ up or below 10⁻⁴ (1e30,
 /// not 31 digits).
 struct Shown(f64);
 
@@ -14,7 +14,7 @@ impl std::fmt::Display for Shown {
         let v = self.0;
         let a = v.abs();
         let short = v as f32;
-        let exp = a >= 1.0e16 || (a != 0.0 && a < 1.0e-4);
+        let exp = a >= 1.0e8 || (a != 0.0 && a < 1.0e-4);
         let from_f32 = f64::from(short) == v;
         if exp && from_f32 {
             write!(f, "{short:e}")
@@ -23,7 +23,7 @@ impl std::fmt::Display for Shown {
         } else if from_f32 && v.fract() != 0.0 {
             write!(f, "{short}")
         } else {
-            // Whole numbers below 10¹⁶ in all their digits.
+            // Whole numbers below 10⁸ in all their digits.
             write!(f, "{v}")
         }
     }
@@ -223,9 +223,10 @@ mod shown_tests {
         assert_eq!(says(0.0), "x: must be something, got 0");
         assert_eq!(says(-1.0), "x: must be something, got -1");
         assert_eq!(says(-3.0e6), "x: must be something, got -3000000");
+        assert_eq!(says(99_999_999.0), "x: must be something, got 99999999");
         assert_eq!(
             says(4_294_967_296.0),
-            "x: must be something, got 4294967296"
+            "x: must be something, got 4.2949673e9"
         );
         // From f32 fields: their shortest decimal, not the f64 expansion.
         assert_eq!(says(f64::from(0.1f32)), "x: must be something, got 0.1");

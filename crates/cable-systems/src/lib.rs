@@ -93,7 +93,10 @@ pub mod trace;
 pub use kernel::Stages;
 pub use layout::{Layout, ParseLayoutError};
 pub use params::{ParseSolverError, Solver, SolverParams};
-pub use step::{Stepper, substep, substep_cable};
+pub use step::{
+    MAX_DIRECT_BENDING_RATIO, Stepper, check_direct_bending, direct_bending_ratio, substep,
+    substep_cable,
+};
 
 /// Re-export so users of the systems can name the view type.
 pub use cable_core::CableMut;
