@@ -6,7 +6,7 @@
 use std::fmt;
 
 use cable_core::{CableDesc, CableHandle, CableParams, Collider, End, ParticlePool};
-use cable_systems::{Solver, SolverParams};
+use cable_systems::{Solver, SolverParams, check_direct_bending};
 use serde::Deserialize;
 
 pub use crate::scene_values::SceneError;
@@ -246,22 +246,16 @@ impl Scene {
     /// the cable handles in scene order.
     ///
     /// # Errors
-    /// A [`SceneError`] when a cable is refused by the pool (its budget),
-    /// or, with the direct solver, is a rod stiffer than it can solve
-    /// ([`crate::systems::check_direct_bending`], naming the cable's
-    /// `bend_stiffness`).
+    /// A [`SceneError`] when a cable is refused by the pool (its budget) or
+    /// by the direct solver ([`check_direct_bending`]).
     pub fn build_pool(&self) -> Result<(ParticlePool, Vec<CableHandle>), SceneError> {
         let mut pool = ParticlePool::with_budget(SCENE_PARTICLE_BUDGET);
         let mut handles = Vec::with_capacity(self.cables.len());
         for (i, desc) in self.cables.iter().enumerate() {
-            let base = format!("scene.cables[{i}]");
-            let h = pool
-                .add_cable(desc)
-                .map_err(|e| SceneError::from_cable(&base, &e))?;
-            // A rod stiffer than the direct solver's f32 system solves.
-            if self.params.solver == crate::systems::Solver::Direct {
-                crate::systems::check_direct_bending(&pool, h, self.params.substep)
-                    .map_err(|e| SceneError::from_cable(&base, &e))?;
+            let at = |e| SceneError::from_cable(&format!("scene.cables[{i}]"), &e);
+            let h = pool.add_cable(desc).map_err(at)?;
+            if self.params.solver == Solver::Direct {
+                check_direct_bending(&pool, h, self.params.substep).map_err(at)?;
             }
             handles.push(h);
         }

@@ -396,7 +396,8 @@ fn a_rod_stiffer_than_the_direct_solver_solves_is_refused_before_any_substep() {
     assert_eq!(st.substeps_run(), 0);
     assert_eq!(pool.positions(h).expect("live"), &before[..]);
     let mut gs = Stepper::new(SolverParams::default()).expect("valid");
-    gs.advance(&mut pool, 1.0 / 60.0).expect("Gauss-Seidel takes it");
+    gs.advance(&mut pool, 1.0 / 60.0)
+        .expect("Gauss-Seidel takes it");
     gs.set_params(direct).expect("valid");
     assert!(gs.advance(&mut pool, 1.0 / 60.0).is_err());
     let fine = SolverParams {
@@ -404,6 +405,7 @@ fn a_rod_stiffer_than_the_direct_solver_solves_is_refused_before_any_substep() {
         ..direct
     };
     gs.set_params(fine).expect("valid");
-    gs.advance(&mut pool, 1.0 / 60.0).expect("a quarter of the ratio");
+    gs.advance(&mut pool, 1.0 / 60.0)
+        .expect("a quarter of the ratio");
     assert!(pool.all_finite());
 }
