@@ -264,6 +264,12 @@ pub fn substep<L: Lane, S: Store<L>>(
                     let now =
                         crate::kernel::rod::solve_direct(s, b, &mut scratch.newton, rod, h2, done);
                     done = done | (now & may_stop);
+                } else {
+                    // The memory hints of the iteration skipped, which a
+                    // store spreads the next rows' requests over.
+                    for _ in 1..s.rows() {
+                        s.ahead();
+                    }
                 }
             } else if b.soft {
                 sweep_soft(s, 1, b.alpha_t);
