@@ -61,7 +61,11 @@ const GOLDEN: [(&str, u64); 12] = [
     // and substep (its most loaded), not at every segment over the limit
     // (issue 42, the spec's `break_tension`); the other eleven unchanged.
     ("breaking", 0x23d02d8b3b85d3f1),
-    ("winch", 0x2a1f4f99338b0751),
+    // Re-minted 2026-12-07 (issue 42): a particle a winch pays out moves
+    // along the rope as the next one does (the rope streams off the
+    // drum), not at a fraction of its speed (`paid_out_prev` in
+    // cable-core's `pool/reel.rs`); the other eleven unchanged.
+    ("winch", 0x6df0afbd252eea47),
     // Friction on solids listed before the plane (a solid is collider 0)
     // and on a moving box: each collider's mark in `touch` must be its
     // own. Re-minted deliberately with issue 40's contact against a

@@ -89,6 +89,14 @@ fn random_scene_with(seed: u64, winches_and_breaking: bool) -> (ParticlePool, So
         if winches_and_breaking {
             if rng.chance(0.3) {
                 desc.params.reel_speed = rng.range(-1.0, 1.0);
+                // Some winches slip (their pulling limit below what the
+                // cable pulls), at either end.
+                if rng.chance(0.5) {
+                    desc.params.reel_force = Some(rng.range(0.5, 20.0));
+                    if rng.chance(0.5) {
+                        desc.params.reel_end = cable::core::End::End;
+                    }
+                }
             }
             if rng.chance(0.3) {
                 desc.params.break_tension = Some(rng.range(5.0, 60.0));

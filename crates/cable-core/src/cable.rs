@@ -127,12 +127,15 @@ pub struct CableParams {
     pub reel_accel: Option<f32>,
     /// The winch's pulling limit, newtons (> 0, at most 1e12), against the
     /// tension of the segment at the winch: above it reeling in stops (the
-    /// winch holds); above 1.2 × it the winch slips and pays out toward
-    /// `|reel_speed|`, as the load would move under the limit, until the
-    /// tension falls below 0.9 × it
-    /// ([`crate::ParticlePool::turn_winch`]), so an overloaded winch gives
-    /// rope instead of tearing it. A winch with `reel_speed` 0 does not
-    /// turn: it holds whatever the load. `None` (the default): unlimited.
+    /// winch holds); the solver never lets that tension exceed
+    /// [`SLIP_FACTOR`] (1.2) × it: where the rope pulls harder the winch
+    /// slips and pays out as fast as the load takes the rope, braked by
+    /// that force, so an overloaded winch gives rope instead of tearing it
+    /// ([`CableParams::slip_end`], [`crate::ParticlePool::turn_winch`]).
+    /// No tether hangs from the winch's end. At `max_length` the winch
+    /// has no rope left to give: it holds whatever the load. A winch with
+    /// `reel_speed` 0 does not turn: it holds whatever the load. `None`
+    /// (the default): unlimited.
     pub reel_force: Option<f32>,
     /// Shortest rest length the winch reels in to, metres. `None`: one
     /// segment's length (set when the cable is added).
@@ -263,7 +266,35 @@ const MAX_GRAVITY_SCALE: f32 = 1.0e3;
 /// nothing, and beyond it the f32 arithmetic of the solver overflows.
 pub const MAX_COMPLIANCE: f32 = 1.0e30;
 
+/// A winch with a pulling limit ([`CableParams::reel_force`]) slips, paying
+/// out rope, where the tension at it would exceed this many times the
+/// limit (the spec's "by more than 20 %").
+pub const SLIP_FACTOR: f32 = 1.2;
+
 impl CableParams {
+    /// The end whose winch may slip: [`CableParams::reel_end`] when the
+    /// winch turns ([`CableParams::reel_speed`] not 0) with a pulling limit
+    /// ([`CableParams::reel_force`]), else `None`. The solver bounds the
+    /// tension of that end's segment at [`SLIP_FACTOR`] × `reel_force`
+    /// (what the rope would pull beyond it stretches the segment, and the
+    /// winch pays the stretch out), and no tether hangs from that end: a
+    /// drum that slips holds no particle at a fixed reach.
+    ///
+    /// ```
+    /// use cable_core::{CableParams, End};
+    ///
+    /// let mut p = CableParams { reel_speed: -0.5, ..CableParams::default() };
+    /// assert_eq!(p.slip_end(), None); // no pulling limit
+    /// p.reel_force = Some(100.0);
+    /// assert_eq!(p.slip_end(), Some(End::Start));
+    /// p.reel_speed = 0.0; // no winch turns
+    /// assert_eq!(p.slip_end(), None);
+    /// ```
+    #[must_use]
+    pub fn slip_end(&self) -> Option<End> {
+        (self.reel_force.is_some() && self.reel_speed != 0.0).then_some(self.reel_end)
+    }
+
     /// Checks every field, naming the first one that is out of range.
     ///
     /// # Errors

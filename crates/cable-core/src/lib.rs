@@ -30,8 +30,8 @@ pub mod pool;
 
 pub use bvh::{Aabb, Bvh};
 pub use cable::{
-    CableDesc, CableHandle, CableParams, End, MAX_CLAMPED_TURN, MAX_COMPLIANCE, TeleportMode,
-    Winch, discrete_curvature,
+    CableDesc, CableHandle, CableParams, End, MAX_CLAMPED_TURN, MAX_COMPLIANCE, SLIP_FACTOR,
+    TeleportMode, Winch, discrete_curvature,
 };
 pub use collider::{
     Collider, ColliderHandle, ColliderSet, ContactForce, MAX_KINEMATIC_SPEED, Shape, WorldCollider,

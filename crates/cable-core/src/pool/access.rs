@@ -344,6 +344,7 @@ impl ParticlePool {
             params: &rec.params,
             attach: &rec.attach,
             clamp: &rec.clamp,
+            slip: rec.slip,
             active: rec.active(),
         })
     }
@@ -380,6 +381,11 @@ pub struct CableRef<'a> {
     /// the end's direction when the cable was added times its segment's
     /// rest length. `None`: no clamp, or the end is free.
     pub clamp: &'a [Option<Vec3>; 2],
+    /// The tension (N) above which the segment at the cable's winch slips
+    /// now ([`crate::CableParams::slip_end`]): [`crate::SLIP_FACTOR`] ×
+    /// `reel_force` while a winch with a pulling limit turns and has rope
+    /// left to give (below `max_length`). `None`: no such winch.
+    pub slip: Option<f32>,
     /// False while the cable sleeps or is hidden and skipped
     /// ([`ParticlePool::is_active`]).
     pub active: bool,
@@ -403,6 +409,7 @@ impl CableMut<'_> {
             params: self.params,
             attach: self.attach,
             clamp: self.clamp,
+            slip: self.slip,
             active: self.active,
         }
     }

@@ -121,6 +121,7 @@ impl ParticlePool {
             max_rest: 0.0,
             rest_total: 0.0,
             inner_pins: 0,
+            slip: None,
             sleep: SleepState::default(),
             revisions: CableRevisions::default(),
         };

@@ -161,6 +161,7 @@ impl<'a> Iterator for IntoCables<'a> {
             params: &rec.params,
             attach: &rec.attach,
             clamp: &rec.clamp,
+            slip: rec.slip,
             active: rec.active(),
             colliders: r.colliders,
         })
@@ -212,6 +213,11 @@ pub struct CableMut<'a> {
     /// the end's direction when the cable was added times its segment's
     /// rest length. `None`: no clamp, or the end is free.
     pub clamp: &'a [Option<Vec3>; 2],
+    /// The tension (N) above which the segment at the cable's winch slips
+    /// now ([`crate::CableParams::slip_end`]): [`crate::SLIP_FACTOR`] ×
+    /// `reel_force` while a winch with a pulling limit turns and has rope
+    /// left to give (below `max_length`). `None`: no such winch.
+    pub slip: Option<f32>,
     /// False while the cable sleeps or is hidden and skipped: systems leave
     /// it as it is ([`ParticlePool::is_active`]).
     pub active: bool,

@@ -204,6 +204,23 @@ impl ParticlePool {
         r.rest_total = total;
         r.inner_pins = inner_pins;
         self.refresh_clamps(rec);
+        self.refresh_slip(rec);
+    }
+
+    /// Sets record `rec`'s slip tension (`CableRecord::slip`) from its
+    /// parameters and total rest length: a winch that may slip
+    /// ([`crate::CableParams::slip_end`]) and has rope left to give (below
+    /// its `max_length`).
+    fn refresh_slip(&mut self, rec: usize) {
+        let r = &self.cables[rec];
+        let p = &r.params;
+        let hi = f64::from(p.max_length.unwrap_or(f32::MAX));
+        let room = r.rest_total + 1.0e-6 * hi < hi;
+        let slip = match (p.slip_end(), p.reel_force) {
+            (Some(_), Some(f)) if room => Some(crate::SLIP_FACTOR * f),
+            _ => None,
+        };
+        self.cables[rec].slip = slip;
     }
 
     /// Sets record `rec`'s clamp offsets (`CableRecord::clamp`) from its
@@ -280,6 +297,7 @@ impl ParticlePool {
         r.max_rest = most;
         r.rest_total = total;
         self.refresh_clamps(rec);
+        self.refresh_slip(rec);
     }
 }
 

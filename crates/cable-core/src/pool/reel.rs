@@ -85,6 +85,17 @@ impl ParticlePool {
         Ok(self.cables[self.record_index(handle)?].reel_rate)
     }
 
+    /// Whether the cable's winch slipped in its last turn
+    /// ([`ParticlePool::turn_winch`]): the rope pulled at it with
+    /// [`crate::SLIP_FACTOR`] × its `reel_force` and the winch paid out
+    /// what the load took. False for a winch without a pulling limit.
+    ///
+    /// # Errors
+    /// [`CableError::StaleHandle`] when `handle` names no live cable.
+    pub fn winch_slipping(&self, handle: CableHandle) -> Result<bool, CableError> {
+        Ok(self.cables[self.record_index(handle)?].winch_slipping)
+    }
+
     /// Whether the cable's winch turns: a `reel_speed` that is not 0, or a
     /// winch still slowing down to 0 ([`ParticlePool::reel_rate`]).
     ///
@@ -153,18 +164,15 @@ impl ParticlePool {
     /// ([`ParticlePool::reel_rate`]) goes toward its target, at most
     /// `reel_accel · h` per call when [`crate::CableParams::reel_accel`]
     /// is set: the target is `reel_speed`, except that above `reel_force`
-    /// it does not reel in (it holds) and above 1.2 × `reel_force` it
-    /// slips: from then on its payout speed changes by
-    /// `(tension − reel_force) / mass · h` per call (the drum driven by
-    /// the load against the limit, as heavy as the cable's free
-    /// particles; at most `reel_accel · h`), between 0 and
-    /// `|reel_speed|`, and it slips until that speed is back to 0. The
-    /// speed integrates the tension, so the substep-to-substep swing of a
-    /// rope's tension does not make it chatter between holding and
-    /// slipping. Then
-    /// [`ParticlePool::reel`] by speed × `h`; a winch that reaches
-    /// `min_length` or `max_length` stops there (its speed becomes 0).
-    /// Returns the particle count.
+    /// it does not reel in (it holds). The rest length changes by that
+    /// speed × `h`, and where the winch slipped in the substep just run
+    /// (`tension` at the bound the solver keeps it under,
+    /// [`crate::SLIP_FACTOR`] × `reel_force`, see
+    /// [`crate::CableParams::slip_end`]) by the stretch of the winch's
+    /// segment too: the rope the load pulled off the drum
+    /// ([`ParticlePool::reel`]). A winch that reaches `min_length` or
+    /// `max_length` stops there (its speed becomes 0). Returns the
+    /// particle count.
     ///
     /// # Errors
     /// As [`ParticlePool::reel`]; and `h` or `tension` not finite, or `h`
@@ -205,47 +213,73 @@ impl ParticlePool {
             });
         }
         let i = self.record_index(handle)?;
-        let (p, rate) = (self.cables[i].params, self.cables[i].reel_rate);
+        let c = &self.cables[i];
+        let (p, rate) = (c.params, c.reel_rate);
         let mut target = p.reel_speed;
-        let mut slipping = self.cables[i].winch_slipping;
-        let mut slip_speed = None;
+        let mut slip = 0.0f32;
         if let Some(most) = p.reel_force {
-            slipping |= tension > 1.2 * most && p.reel_speed != 0.0;
-            if slipping {
-                let rows = self.cables[i].first..self.cables[i].first + self.cables[i].count;
-                let mass: f64 = self.inv_mass[rows]
-                    .iter()
-                    .filter(|&&w| w > 0.0)
-                    .map(|&w| 1.0 / f64::from(w))
-                    .sum();
-                let dv = (f64::from(tension - most) / mass.max(1.0e-30) * f64::from(h)) as f32;
-                let dv = p.reel_accel.map_or(dv, |a| dv.clamp(-a * h, a * h));
-                let v = (rate.max(0.0) + dv).clamp(0.0, p.reel_speed.abs());
-                slipping = v > 0.0;
-                slip_speed = Some(v);
-            } else if tension > most {
+            if tension > most {
                 target = target.max(0.0);
             }
+            // The solver held the rope at the winch at its slip tension
+            // (`CableRecord::slip`, to the rounding of the tension read
+            // back): how far it let the rope run past its reach from
+            // the winch is rope the load pulled off the drum.
+            if let Some(limit) = c.slip
+                && tension >= limit * (1.0 - 1.0e-3)
+                && c.count >= 2
+            {
+                slip = self.run_past_winch(i);
+            }
         }
-        self.cables[i].winch_slipping = slipping;
-        let speed = match (slip_speed, p.reel_accel) {
-            (Some(v), _) => v,
-            (None, Some(a)) => {
+        self.cables[i].winch_slipping = slip > 0.0;
+        let speed = match p.reel_accel {
+            Some(a) => {
                 let dv = a * h;
                 rate + (target - rate).clamp(-dv, dv)
             }
-            (None, None) => target,
+            None => target,
         };
         self.cables[i].reel_rate = speed;
-        if speed == 0.0 {
+        let delta = speed * h + slip;
+        if delta == 0.0 {
             return Ok(self.cables[i].count);
         }
-        let (count, bound) = self.reel_to_bound(handle, speed * h)?;
+        let (count, bound) = self.reel_to_bound(handle, delta)?;
         if bound {
             // At its end stop the drum stands still.
             self.cables[i].reel_rate = 0.0;
         }
         Ok(count)
+    }
+
+    /// How far (m) the rope of record `i` runs past its reach from its
+    /// winch's particle: the winch segment's stretch, and with tethers
+    /// the farthest any particle tethered to the winch is beyond its
+    /// reach (where the winch's slip tension stopped the tethers'
+    /// pulls; [`crate::CableParams::slip_end`]). O(particles).
+    fn run_past_winch(&self, i: usize) -> f32 {
+        let c = &self.cables[i];
+        let (first, n) = (c.first, c.count);
+        let at_end = c.params.reel_end == crate::End::End;
+        let (side, w) = if at_end {
+            (1, first + n - 1)
+        } else {
+            (0, first)
+        };
+        let pos = &self.state.get().pos;
+        let seg = if at_end { w - 1 } else { w };
+        let next = if at_end { w - 1 } else { w + 1 };
+        let mut most = (pos[next] - pos[w]).length() - self.rest[seg];
+        if c.params.tethers {
+            for row in first..first + n {
+                let k = &self.row_const[row];
+                if k.anchor[side] as usize == w - first {
+                    most = most.max((pos[row] - pos[w]).length() - k.reach[side]);
+                }
+            }
+        }
+        most.max(0.0)
     }
 
     /// [`ParticlePool::reel`], and whether `min_length` or `max_length`
@@ -378,11 +412,15 @@ impl ParticlePool {
         // inserted before it, or the old particle 1), and went to row
         // `at + k - 1 - j`.
         let (p0, q0) = (st.pos[first], st.prev[first]);
+        // The new segments carry the winch segment's multiplier (the
+        // direct solver's warm start; the tension of the rope there).
+        let lam = st.lambda[first];
+        st.lambda[at..at + k].fill(lam);
         let mut r0 = self.rest[first];
         for row in (at..at + k).rev() {
             let t = (r0 - seg) / r0; // along 0 → 1
             st.pos[row] = along(p0, st.pos[row + 1], t);
-            st.prev[row] = along(q0, st.prev[row + 1], t);
+            st.prev[row] = paid_out_prev(st.pos[row], p0, q0, st.pos[row + 1], st.prev[row + 1], t);
             let w = match rho {
                 Some(rho) => 1.0 / (rho * 0.5 * r0),
                 None => 1.0,
@@ -462,11 +500,16 @@ impl ParticlePool {
         // went to row `at + j`; the end particle is now at `at + k`.
         let end = at + k;
         let (pe, qe) = (st.pos[end], st.prev[end]);
+        // The new segments, the winch's last among them, carry the winch
+        // segment's multiplier (the direct solver's warm start; the
+        // tension of the rope there).
+        let lam = st.lambda[at - 1];
+        st.lambda[at..end].fill(lam);
         let mut r0 = self.rest[at - 1];
         for row in at..at + k {
             let t = (r0 - seg) / r0; // along end → before
             st.pos[row] = along(pe, st.pos[row - 1], t);
-            st.prev[row] = along(qe, st.prev[row - 1], t);
+            st.prev[row] = paid_out_prev(st.pos[row], pe, qe, st.pos[row - 1], st.prev[row - 1], t);
             let w = match rho {
                 Some(rho) => 1.0 / (rho * 0.5 * r0),
                 None => 1.0,
@@ -503,6 +546,10 @@ impl ParticlePool {
         }
         self.rest[last - 1 - k] = r;
         self.row_const[last - 1 - k].linked = linked;
+        // The merged segment is the winch's: its multiplier (the direct
+        // solver's warm start, the tension read between substeps) too.
+        let st = self.state.get_mut();
+        st.lambda[last - 1 - k] = st.lambda[last - 1];
         let gone = last - k..last;
         self.close_rows(gone);
         self.shift_records(i, -(k as isize));
@@ -532,6 +579,24 @@ impl ParticlePool {
         self.close_rows(gone);
         self.shift_records(i, -(k as isize));
     }
+}
+
+/// The previous position of a particle paid out at `pos`, `t` of the way
+/// from the winch's particle (position `p0`, previous position `q0`) to
+/// the next one (`p1`, `q1`). The rope streams off the winch: along the
+/// segment the new particle moves as the next one does (an inextensible
+/// rope runs at one speed along itself, which is the payout speed at the
+/// winch), across it at `t` of the next one's speed relative to the
+/// winch (the segment turning about the winch). A new particle at rest
+/// would be jerked to the rope's speed in one substep: a rope slipping
+/// off its winch at 3 m/s pulled a quarter above its tension at each
+/// new particle.
+fn paid_out_prev(pos: Vec3, p0: Vec3, q0: Vec3, p1: Vec3, q1: Vec3, t: f32) -> Vec3 {
+    let v0 = p0 - q0;
+    let u = (p1 - q1) - v0;
+    let n = (p1 - p0).normalize_or_zero();
+    let axial = n * u.dot(n);
+    pos - (v0 + axial + (u - axial) * t)
 }
 
 #[cfg(test)]

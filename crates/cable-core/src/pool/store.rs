@@ -110,8 +110,8 @@ pub(crate) struct CableRecord {
     /// Saved only when not 0, so saves of runs without it read as before.
     #[cfg_attr(feature = "serde", serde(default, skip_serializing_if = "is_zero_f32"))]
     pub(crate) reel_rate: f32,
-    /// The winch slips under its `reel_force`
-    /// ([`ParticlePool::turn_winch`]). Saved only when set.
+    /// The winch slipped in its last turn ([`ParticlePool::turn_winch`],
+    /// [`ParticlePool::winch_slipping`]). Saved only when set.
     #[cfg_attr(
         feature = "serde",
         serde(default, skip_serializing_if = "std::ops::Not::not")
@@ -133,6 +133,13 @@ pub(crate) struct CableRecord {
     /// (`refresh_after_reel`). Derived: not saved.
     #[cfg_attr(feature = "serde", serde(skip))]
     pub(crate) inner_pins: usize,
+    /// The tension (N) above which its winch's segment slips now
+    /// ([`crate::CableParams::slip_end`]): [`crate::SLIP_FACTOR`] ×
+    /// `reel_force` while the winch turns with a pulling limit and is
+    /// below its `max_length`; kept by `refresh_rows` and the winch.
+    /// Derived: not saved.
+    #[cfg_attr(feature = "serde", serde(skip))]
+    pub(crate) slip: Option<f32>,
     /// Sleeping and visibility (see [`ParticlePool#sleeping-and-hidden-cables`]).
     pub(crate) sleep: SleepState,
     /// The pool revisions of the last edits of this cable's particle state

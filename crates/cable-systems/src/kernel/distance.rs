@@ -4,8 +4,8 @@
 
 use cable_core::MIN_SEGMENT_LENGTH;
 
-use crate::kernel::lane::{Lane, V3};
-use crate::kernel::store::{Rigid, Soft, Store};
+use crate::kernel::lane::{Lane, Mask, V3};
+use crate::kernel::store::{Block, Rigid, Soft, Store};
 
 /// The distance constraints of [`sweeps_wavefront`]: rigid.
 pub(super) const RIGID: u8 = 0;
@@ -189,6 +189,71 @@ pub(super) fn track_rigid<L: Lane, S: Store<L>>(
     let dl = (len - c.rest).neg() / (s.w(i) + s.w(i + 1));
     let l = s.lambda(1, i);
     s.set_lambda(1, i, L::select(live, l + dl, l));
+}
+
+/// Holds the segment at each winch that may slip ([`Block::slip_m`]) at
+/// its slip tension: where the segment's multiplier went beyond
+/// [`Block::slip_lambda`] (its projections pulled harder than the winch
+/// holds), its ends move back apart by the excess `Δλ` (XPBD's
+/// displacement, `w·Δλ` along the segment) and the multiplier is set to
+/// the bound. What the segment is then stretched beyond its rest length
+/// is the rope the winch gives
+/// ([`cable_core::ParticlePool::turn_winch`] pays it out after the
+/// substep). Part of the solve, the bound cannot be overshot the way a
+/// drum driven by the tension of the substep before is.
+///
+/// The Gauss-Seidel sweeps hold a segment right after projecting it
+/// ([`sweep_slip`]), so the segments after it see the held particle; the
+/// direct solver makes a slipping segment's row a force of that tension
+/// in its system (`kernel::rod`).
+#[inline(always)]
+fn hold_slip_at<L: Lane, S: Store<L>>(s: &mut S, b: &Block<L>, slot: usize, i: usize) {
+    let m = b.slip_m[slot];
+    if !m.any() {
+        return;
+    }
+    let l = s.lambda(1, i);
+    let over = m & l.lt(b.slip_lambda);
+    if !over.any() {
+        return;
+    }
+    let (a, c) = (s.pos(i), s.pos(i + 1));
+    let d = c - a;
+    let len = d.length();
+    let on = over & !len.le(L::splat(MIN_SEGMENT_LENGTH));
+    let k = ((b.slip_lambda - l) / len).keep(on);
+    s.set_pos(i, a - d.scale(s.w(i) * k));
+    s.set_pos(i + 1, c + d.scale(s.w(i + 1) * k));
+    s.set_lambda(1, i, L::select(on, b.slip_lambda, l));
+}
+
+/// One distance sweep of a block with a winch that may slip: rigid with
+/// its multipliers tracked, or compliant (`soft`), each winch segment
+/// held at its slip tension right after its projection
+/// ([`hold_slip_at`]). Bit for bit [`sweep_rigid_tracked`] or
+/// [`sweep_soft`] in the lanes whose segment is not over its bound.
+#[inline(always)]
+pub(crate) fn sweep_slip<L: Lane, S: Store<L>>(s: &mut S, b: &Block<L>, soft: bool) {
+    let segs = s.rows() - 1;
+    for i in 0..segs {
+        s.ahead();
+        let (mut a, mut c) = (s.pos(i), s.pos(i + 1));
+        if soft {
+            project_soft_at(s, 1, i, &mut a, &mut c, b.alpha_t);
+        } else {
+            let k = s.rigid(i, 1);
+            track_rigid(s, i, a, c, &k);
+            project_rigid(&mut a, &mut c, &k);
+        }
+        s.set_pos(i, a);
+        s.set_pos(i + 1, c);
+        if i == 0 {
+            hold_slip_at(s, b, 0, i);
+        }
+        if i + 1 == segs {
+            hold_slip_at(s, b, 1, i);
+        }
+    }
 }
 
 /// One rigid bending sweep (particles i and i + 2).

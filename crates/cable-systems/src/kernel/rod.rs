@@ -17,8 +17,47 @@ pub const CURVATURE: usize = 2;
 /// (the anchor is pinned). With `track`, each tether's multiplier
 /// (`-(excess) / w`, kg·m) is accumulated for tension
 /// ([`Store::lambda_row`] slots 0 and 1).
+///
+/// A winch that may slip ([`Block::slip_m`]) holds the rope with at most
+/// its slip tension, tethers included: on its side, the tethers of those
+/// lanes share what the winch segment's multiplier left of
+/// [`Block::slip_lambda`], each taking the same fraction of the pull it
+/// needs (a first pass sums the pulls; the budget still caps each in
+/// turn), so a rope the winch cannot hold moves past its reach evenly,
+/// and the winch pays out how far
+/// ([`cable_core::ParticlePool::turn_winch`]). (The multipliers are
+/// tracked in such blocks: a pulling limit reads the tension.)
 #[inline(always)]
-pub fn tethers<L: Lane, S: Store<L>>(s: &mut S, track: bool) {
+pub fn tethers<L: Lane, S: Store<L>>(s: &mut S, b: &Block<L>, track: bool) {
+    let zero = L::splat(0.0);
+    let one = L::splat(1.0);
+    let segs = s.rows() - 1;
+    // What each side's winch may still pull, as a multiplier (≤ 0): the
+    // bound less what its segment took; and the fraction of its pull
+    // each tether takes.
+    let mut left = [zero; 2];
+    let mut share = [one; 2];
+    if b.slip {
+        for (side, seg) in [(0, 0), (1, segs - 1)] {
+            let m = b.slip_m[side];
+            if !m.any() {
+                continue;
+            }
+            let l = b.slip_lambda - s.lambda(1, seg);
+            left[side] = L::select(l.lt(zero), l, zero);
+            let mut want = zero;
+            for i in 0..s.rows() {
+                let (anchor, reach, on) = s.tether(i, side);
+                let d = s.pos(i) - anchor;
+                let len = d.length();
+                let over = on & m & reach.lt(len);
+                want = want + ((len - reach).neg() / s.w(i)).keep(over);
+            }
+            // Both ≤ 0: the fraction where the pulls want more.
+            let short = m & want.lt(left[side]);
+            share[side] = L::select(short, left[side] / want, one);
+        }
+    }
     for i in 0..s.rows() {
         for side in 0..2 {
             let (anchor, reach, m) = s.tether(i, side);
@@ -32,10 +71,25 @@ pub fn tethers<L: Lane, S: Store<L>>(s: &mut S, track: bool) {
             if !over.any() {
                 continue;
             }
-            let pulled = anchor + d.scale(reach / len);
+            let w = s.w(i);
+            let dl = (len - reach).neg() / w;
+            let full = anchor + d.scale(reach / len);
+            let (pulled, dl) = if b.slip && b.slip_m[side].any() {
+                // Limited lanes take their share, at most what is left
+                // (dl and the budget are ≤ 0), and move that part of the
+                // way; the others as without a limit, bit for bit.
+                let lim = b.slip_m[side] & over;
+                let want = dl * share[side];
+                let take = L::select(want.lt(left[side]), left[side], want);
+                let take = L::select(lim, take, dl);
+                left[side] = L::select(lim, left[side] - take, left[side]);
+                let part = anchor + d.scale((len + take * w) / len);
+                (V3::select(lim, part, full), take)
+            } else {
+                (full, dl)
+            };
             s.set_pos(i, V3::select(over, pulled, p));
             if track {
-                let dl = (len - reach).neg() / s.w(i);
                 let l = s.lambda_row(i, side);
                 s.set_lambda_row(i, side, L::select(over, l + dl, l));
             }
@@ -437,7 +491,9 @@ fn fall_back<L: Lane, S: Store<L>>(
     y.clear();
     y.extend((0..np - 1).map(|j| s.lambda(1, j)));
     y.extend((0..rows).map(|i| s.lambda_row(i, CURVATURE)));
-    if b.soft {
+    if b.slip {
+        crate::kernel::distance::sweep_slip(s, b, b.soft);
+    } else if b.soft {
         crate::kernel::distance::sweep_soft(s, 1, b.alpha_t);
     } else {
         crate::kernel::distance::sweep_rigid(s);
@@ -565,18 +621,33 @@ fn newton_step<L: Lane, S: Store<L>, const PER: usize, const B: usize>(
         let live = !len.le(L::splat(MIN_SEGMENT_LENGTH)) & moves;
         let (fa, fb) = (s.free(j) & live, s.free(j + 1) & live);
         let n = d.scale(one / len).keep(live);
+        // A winch segment that slips (`Block::slip_m`) pulls with its
+        // slip tension, a force and no longer a constraint: its
+        // multiplier fixed at the bound, its row decoupled (Δλ = 0, the
+        // force `Jᵀλ` on the right-hand side). It slips while the last
+        // step left its multiplier at or beyond the bound and the segment
+        // is not shorter than its rest length (held below the bound, it
+        // is a constraint again, which the next step may find over it).
+        let at_winch = match (j == 0, j + 2 == np) {
+            (true, true) => b.slip_m[0] | b.slip_m[1],
+            (true, false) => b.slip_m[0],
+            (false, true) => b.slip_m[1],
+            (false, false) => L::M::splat(false),
+        };
+        let slips = at_winch & live & s.lambda(1, j).le(b.slip_lambda) & !len.lt(rest);
         // A dead row's multiplier is zero (its step is too).
-        let lam = s.lambda(1, j).keep(live);
+        let lam = L::select(slips, b.slip_lambda, s.lambda(1, j).keep(live));
         s.set_lambda(1, j, lam);
-        band[r * B] = L::select(live, at.neg(), one.neg());
+        band[r * B] = L::select(live & !slips, at.neg(), one.neg());
         // r_λ = C + α̃λ
-        let rl = (len - rest + at * lam).keep(live);
+        let rl = (len - rest + at * lam).keep(live & !slips);
         reach = reach + rest + (len - rest).abs().keep(live);
+        let (ja, jb) = (xyz(n.keep(fa & !slips)), xyz(n.keep(fb & !slips)));
         let (na, nb) = (xyz(n.keep(fa)), xyz(n.keep(fb)));
         for q in 0..3 {
             // −J: +n on particle j, −n on particle j + 1.
-            band[r * B + PER + DIST - q] = na[q];
-            band[r * B + DIST - q] = nb[q].neg();
+            band[r * B + PER + DIST - q] = ja[q];
+            band[r * B + DIST - q] = jb[q].neg();
             // −r_x += Jᵀλ: −nλ on particle j, +nλ on particle j + 1.
             y[PER * j + q] = y[PER * j + q] - na[q] * lam;
             y[PER * (j + 1) + q] = y[PER * (j + 1) + q] + nb[q] * lam;

@@ -220,6 +220,16 @@ pub struct Block<L: Lane> {
     pub friction: bool,
     /// Solver iterations (every lane agrees, as for `friction`).
     pub iterations: u32,
+    /// Lanes whose winch may slip ([`cable_core::CableMut::slip`]), at the
+    /// start (slot 0) and at the end (slot 1).
+    pub slip_m: [L::M; 2],
+    /// The bound on their winch segment's multiplier, `−slip·h²` (its
+    /// tension stays at most `slip`); 0 in the other lanes.
+    pub slip_lambda: L,
+    /// Some lane's winch may slip: the distance iterations hold its
+    /// segment ([`crate::kernel::distance::hold_slip`]), so they do not
+    /// run as one wavefront.
+    pub slip: bool,
 }
 
 impl<L: Lane> Default for Block<L> {
@@ -241,6 +251,9 @@ impl<L: Lane> Default for Block<L> {
             mu: L::splat(0.0),
             friction: false,
             iterations: 1,
+            slip_m: [L::M::splat(false); 2],
+            slip_lambda: L::splat(0.0),
+            slip: false,
         }
     }
 }
@@ -274,17 +287,24 @@ impl<L: Lane> Block<L> {
             mu: _,
             friction: _,
             iterations: _,
+            slip_m: _,
+            slip_lambda: _,
+            slip,
         } = self;
-        !(*stiff || *curv)
+        !(*stiff || *curv || *slip)
     }
 
-    /// Sets lane `l` from one cable's parameters (`rows` particles).
+    /// Sets lane `l` from one cable's parameters (`rows` particles), its
+    /// attachment targets, clamps and winch's slip tension
+    /// ([`cable_core::CableMut`]'s fields of those names).
+    #[allow(clippy::too_many_arguments)]
     pub fn set_lane(
         &mut self,
         l: usize,
         cable: &cable_core::CableParams,
         attach: &[Option<Vec3>; 2],
         clamp: &[Option<Vec3>; 2],
+        slip: Option<f32>,
         rows: usize,
         params: &SolverParams,
     ) {
@@ -314,6 +334,13 @@ impl<L: Lane> Block<L> {
         self.mu.set_lane(l, mu);
         self.friction = mu > 0.0;
         self.iterations = cable.iterations.unwrap_or(params.iterations);
+        // A winch that may slip: its segment's tension bound, as a
+        // multiplier (tension = −λ/h²).
+        let at_end = cable.reel_end == cable_core::End::End;
+        self.slip_m[0].set_lane(l, slip.is_some() && !at_end);
+        self.slip_m[1].set_lane(l, slip.is_some() && at_end);
+        self.slip_lambda.set_lane(l, -slip.unwrap_or(0.0) * (h * h));
+        self.slip |= slip.is_some();
     }
 
     /// Sets lane `l`'s attachment targets.
@@ -330,11 +357,12 @@ impl<L: Lane> Block<L> {
         cable: &cable_core::CableParams,
         attach: &[Option<Vec3>; 2],
         clamp: &[Option<Vec3>; 2],
+        slip: Option<f32>,
         rows: usize,
         params: &SolverParams,
     ) -> Self {
         let mut b = Self::default();
-        b.set_lane(0, cable, attach, clamp, rows, params);
+        b.set_lane(0, cable, attach, clamp, slip, rows, params);
         b
     }
 }

@@ -7,7 +7,7 @@ use cable_core::ColliderSet;
 
 use crate::kernel::contact::Contacts;
 use crate::kernel::distance::{
-    RIGID, SOFT, TRACKED, bend_rigid, sweep_rigid, sweep_rigid_tracked, sweep_soft,
+    RIGID, SOFT, TRACKED, bend_rigid, sweep_rigid, sweep_rigid_tracked, sweep_slip, sweep_soft,
     sweeps_wavefront,
 };
 use crate::kernel::lane::{Lane, Mask, V3};
@@ -222,7 +222,7 @@ pub fn substep<L: Lane, S: Store<L>>(
         let c = &mut scratch.contacts;
         iterations_wavefront(s, b, k, track);
         if b.tether && k > 0 {
-            crate::kernel::rod::tethers(s, track);
+            crate::kernel::rod::tethers(s, b, track);
         }
         if touching {
             let world = sh.colliders.prepared();
@@ -271,6 +271,8 @@ pub fn substep<L: Lane, S: Store<L>>(
                         s.ahead();
                     }
                 }
+            } else if b.slip {
+                sweep_slip(s, b, b.soft);
             } else if b.soft {
                 sweep_soft(s, 1, b.alpha_t);
             } else if track {
@@ -289,7 +291,7 @@ pub fn substep<L: Lane, S: Store<L>>(
                 crate::kernel::rod::sweep_curvature(s, b, h2);
             }
             if b.tether && last {
-                crate::kernel::rod::tethers(s, track);
+                crate::kernel::rod::tethers(s, b, track);
             }
         }
         if touching {
@@ -534,7 +536,7 @@ pub fn advance_cable_with(
         // Asleep, or hidden and skipped: left as it is.
         return;
     }
-    let mut b = Block::of_cable(c.params, c.attach, c.clamp, c.pos.len(), params);
+    let mut b = Block::of_cable(c.params, c.attach, c.clamp, c.slip, c.pos.len(), params);
     let colliders = c.colliders;
     let mut sh = Shared::new(params, colliders, stages);
     sh.track = track;

@@ -76,6 +76,8 @@ pub struct AosCable {
     pub attach: [Option<Vec3>; 2],
     /// Each end's clamp offset ([`cable_core::CableMut::clamp`]).
     pub clamp: [Option<Vec3>; 2],
+    /// Its winch's slip tension ([`cable_core::CableMut::slip`]).
+    pub slip: Option<f32>,
     /// False while the cable sleeps or is hidden and skipped: not stepped.
     pub active: bool,
 }
@@ -256,6 +258,7 @@ pub fn advance(
             obj.params = *c.params;
             obj.attach = *c.attach;
             obj.clamp = *c.clamp;
+            obj.slip = c.slip;
             obj.active = c.active;
             obj.particles.clear();
             obj.particles.extend((0..c.pos.len()).map(|r| AosParticle {
@@ -286,6 +289,7 @@ pub fn advance(
             &obj.params,
             &obj.attach,
             &obj.clamp,
+            obj.slip,
             obj.particles.len(),
             params,
         );

@@ -62,7 +62,7 @@ fn run(
         let mut sh = Shared::new(&params, set, stages);
         sh.wavefront = wavefront;
         for mut c in cols.into_cables() {
-            let b = Block::of_cable(c.params, c.attach, c.clamp, c.pos.len(), &params);
+            let b = Block::of_cable(c.params, c.attach, c.clamp, c.slip, c.pos.len(), &params);
             substep(&mut c, &b, &sh, &mut scratch);
         }
     }
@@ -263,7 +263,14 @@ fn every_solver_calls_the_hook_once_per_distance_projection() {
                     sh.wavefront = wavefront;
                     sh.track = track;
                     for (k, mut c) in cols.into_cables().enumerate() {
-                        let b = Block::of_cable(c.params, c.attach, c.clamp, c.pos.len(), &params);
+                        let b = Block::of_cable(
+                            c.params,
+                            c.attach,
+                            c.clamp,
+                            c.slip,
+                            c.pos.len(),
+                            &params,
+                        );
                         let mut counted = Counting {
                             s: &mut c,
                             calls: 0,

@@ -112,7 +112,7 @@ impl<const W: usize> Bundle<W> {
                 r.carry_prev[row].set_lane(lane, c.carry_prev[row]);
                 r.w[row].set_lane(lane, c.inv_mass[row]);
             }
-            self.block.set_lane(lane, c.params, c.attach, c.clamp, n, params);
+            self.block.set_lane(lane, c.params, c.attach, c.clamp, c.slip, n, params);
         }
         for w in &r.w {
             r.free.push(Fx::splat(0.0).lt(*w));
