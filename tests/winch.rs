@@ -380,6 +380,38 @@ fn an_overloaded_winch_lets_its_load_fall_braked_by_1_2_times_its_limit() {
     }
 }
 
+/// Reeling in, the winch pulls with at most `reel_force` (its motor):
+/// started at once, it lifts a 10 kg load it can lift (F = 1.1 W) at
+/// a = (F − W)/m until the load reaches the winch's 0.5 m/s, so in 1 s
+/// the rope comes in ½·a·t₁² + 0.5·(1 − t₁) with t₁ = 0.5/a (Newton's
+/// second law); one it cannot lift (F = 0.9 W, below 1.2 × F = 1.08 W)
+/// stops it, and it holds. A docs-only trial found such a winch, started
+/// at once, alternating between a yank and slack and paying rope out
+/// for limits of 1.01–1.21 × the load.
+#[test]
+fn an_instant_winch_lifts_at_its_pulling_limit_and_holds_what_it_cannot_lift() {
+    let m = 10.0 + 0.05 * 2.0;
+    let weight = m * G;
+    let a = 0.1 * G;
+    let t1 = 0.5 / a;
+    let want = 2.0 - f64::from(0.5 * a * t1 * t1 + 0.5 * (1.0 - t1));
+    for solver in [
+        cable::systems::Solver::GaussSeidel,
+        cable::systems::Solver::Direct,
+    ] {
+        for end in [cable::core::End::Start, cable::core::End::End] {
+            let (l, peak, _, _) = slipping_load(1.1 * weight, end, solver, 1.0);
+            assert!(
+                (l - want).abs() < 0.03 * (2.0 - want),
+                "{solver:?} {end:?}: reeled in to {l} m in 1 s; a = {a} m/s² to 0.5 m/s gives {want} m"
+            );
+            assert!(peak <= 1.1 * weight * 1.001, "{solver:?} {end:?}: {peak} N");
+            let (l, _, _, _) = slipping_load(0.9 * weight, end, solver, 1.0);
+            assert!((l - 2.0).abs() < 0.01, "{solver:?} {end:?}: held at {l} m");
+        }
+    }
+}
+
 /// The case a docs-only trial tore (a 3 m rope of 2 kg/m with its winch's
 /// limit at 0.8 × the rope's weight and a breaking tension of 1.3 × it:
 /// the drum, then driven by the tension of the substep before, swung

@@ -82,6 +82,8 @@ pub struct CableParams {
     /// stretch whatever its resolution. Default true. A compliant cable
     /// ([`CableParams::compliance`] > 0) that should stretch needs them off:
     /// the scene format (`cable::Scene`) defaults them to off for one.
+    /// The tethers from a winch that may slip ([`CableParams::slip_end`])
+    /// pull with at most what its segment leaves of its slip tension.
     pub tethers: bool,
     /// Bending rigidity `EI`, N·m² (≥ 0): each inner particle resists the
     /// change of its discrete curvature from the rest shape (straight for

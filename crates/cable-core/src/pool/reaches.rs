@@ -208,15 +208,19 @@ impl ParticlePool {
     }
 
     /// Sets record `rec`'s slip tension (`CableRecord::slip`) from its
-    /// parameters and total rest length: a winch that may slip
-    /// ([`crate::CableParams::slip_end`]) and has rope left to give (below
-    /// its `max_length`).
-    fn refresh_slip(&mut self, rec: usize) {
+    /// parameters, winch speed and total rest length: a winch that may
+    /// slip ([`crate::CableParams::slip_end`]) and has rope left to give
+    /// (below its `max_length`) pulls with at most `reel_force` while it
+    /// reels in, and holds up to [`crate::SLIP_FACTOR`] × it otherwise.
+    pub(super) fn refresh_slip(&mut self, rec: usize) {
         let r = &self.cables[rec];
         let p = &r.params;
         let hi = f64::from(p.max_length.unwrap_or(f32::MAX));
         let room = r.rest_total + 1.0e-6 * hi < hi;
+        // Reeling in, the motor pulls with at most `reel_force`; else the
+        // brake holds up to `SLIP_FACTOR` × it.
         let slip = match (p.slip_end(), p.reel_force) {
+            (Some(_), Some(f)) if room && r.reel_rate < 0.0 => Some(f),
             (Some(_), Some(f)) if room => Some(crate::SLIP_FACTOR * f),
             _ => None,
         };

@@ -218,21 +218,34 @@ impl ParticlePool {
         let mut target = p.reel_speed;
         let mut slip = 0.0f32;
         if let Some(most) = p.reel_force {
-            if tension > most {
-                target = target.max(0.0);
-            }
-            // The solver held the rope at the winch at its slip tension
+            // The solver held the rope at the winch at its bound
             // (`CableRecord::slip`, to the rounding of the tension read
-            // back): how far it let the rope run past its reach from
-            // the winch is rope the load pulled off the drum.
-            if let Some(limit) = c.slip
-                && tension >= limit * (1.0 - 1.0e-3)
-                && c.count >= 2
-            {
-                slip = self.run_past_winch(i);
+            // back): how far it let the rope run past its reach from the
+            // winch is rope the load pulled off the drum.
+            let at_bound = c.count >= 2 && c.slip.is_some_and(|l| tension >= l * (1.0 - 1.0e-3));
+            if at_bound && rate < 0.0 {
+                // Reeling in, the motor pulled at its limit: it gave back
+                // what the rope held it to, at most what it reeled in;
+                // its segment stretched beyond that (a load it cannot
+                // lift, running out) stops it, and it holds. (Its own
+                // segment: further along, a Gauss-Seidel rope also
+                // stretches by itself.)
+                let (own, run) = self.run_past_winch(i);
+                let reeled = -rate * h;
+                slip = run.min(reeled);
+                if own > reeled * (1.0 + 1.0e-3) {
+                    target = target.max(0.0);
+                }
+            } else {
+                if at_bound {
+                    slip = self.run_past_winch(i).1;
+                }
+                if tension > most {
+                    target = target.max(0.0);
+                }
             }
         }
-        self.cables[i].winch_slipping = slip > 0.0;
+        self.cables[i].winch_slipping = slip > 0.0 && rate >= 0.0;
         let speed = match p.reel_accel {
             Some(a) => {
                 let dv = a * h;
@@ -242,35 +255,44 @@ impl ParticlePool {
         };
         self.cables[i].reel_rate = speed;
         let delta = speed * h + slip;
-        if delta == 0.0 {
-            return Ok(self.cables[i].count);
-        }
-        let (count, bound) = self.reel_to_bound(handle, delta)?;
+        let (count, bound) = if delta == 0.0 {
+            (self.cables[i].count, false)
+        } else {
+            self.reel_to_bound(handle, delta)?
+        };
         if bound {
             // At its end stop the drum stands still.
             self.cables[i].reel_rate = 0.0;
+        }
+        // The next substep's bound: the motor's while it reels in, the
+        // brake's otherwise; the layouts read it again when it changes.
+        let before = self.cables[i].slip;
+        self.refresh_slip(i);
+        if self.cables[i].slip != before {
+            self.touch();
         }
         Ok(count)
     }
 
     /// How far (m) the rope of record `i` runs past its reach from its
-    /// winch's particle: the winch segment's stretch, and with tethers
-    /// the farthest any particle tethered to the winch is beyond its
-    /// reach (where the winch's slip tension stopped the tethers'
-    /// pulls; [`crate::CableParams::slip_end`]). O(particles).
-    fn run_past_winch(&self, i: usize) -> f32 {
+    /// winch: the winch segment's stretch, and with tethers the farthest
+    /// any particle tethered to the winch is past its reach (the solver's
+    /// tethers leave each at most the same distance past it where the
+    /// winch's slip tension stopped their pulls; the particles they did
+    /// not reach ran past it less), after the winch segment's own
+    /// stretch. O(particles).
+    fn run_past_winch(&self, i: usize) -> (f32, f32) {
         let c = &self.cables[i];
         let (first, n) = (c.first, c.count);
         let at_end = c.params.reel_end == crate::End::End;
-        let (side, w) = if at_end {
-            (1, first + n - 1)
+        let (side, w, next) = if at_end {
+            (1, first + n - 1, first + n - 2)
         } else {
-            (0, first)
+            (0, first, first + 1)
         };
         let pos = &self.state.get().pos;
-        let seg = if at_end { w - 1 } else { w };
-        let next = if at_end { w - 1 } else { w + 1 };
-        let mut most = (pos[next] - pos[w]).length() - self.rest[seg];
+        let own = (pos[next] - pos[w]).length() - self.rest[w.min(next)];
+        let mut most = own;
         if c.params.tethers {
             for row in first..first + n {
                 let k = &self.row_const[row];
@@ -279,7 +301,7 @@ impl ParticlePool {
                 }
             }
         }
-        most.max(0.0)
+        (own.max(0.0), most.max(0.0))
     }
 
     /// [`ParticlePool::reel`], and whether `min_length` or `max_length`
@@ -771,7 +793,14 @@ mod tests {
             let at = first + 1;
             let st = pool.state.get_mut();
             let pos = crate::cable::along(st.pos[first], st.pos[at], t);
-            let prev = crate::cable::along(st.prev[first], st.prev[at], t);
+            let prev = super::paid_out_prev(
+                pos,
+                st.pos[first],
+                st.prev[first],
+                st.pos[at],
+                st.prev[at],
+                t,
+            );
             let w = match pool.cables[i].mass_per_length {
                 Some(rho) => 1.0 / (rho * 0.5 * r0),
                 None => 1.0,
@@ -781,7 +810,8 @@ mod tests {
             st.prev.insert(at, prev);
             st.carry.insert(at, Vec3::ZERO);
             st.carry_prev.insert(at, Vec3::ZERO);
-            st.lambda.insert(at, 0.0);
+            let lam = st.lambda[first];
+            st.lambda.insert(at, lam);
             st.lambda_bend.insert(at, 0.0);
             st.lambda_row.insert(at, [0.0; 3]);
             pool.inv_mass.insert(at, w);

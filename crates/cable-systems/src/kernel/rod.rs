@@ -21,22 +21,22 @@ pub const CURVATURE: usize = 2;
 /// A winch that may slip ([`Block::slip_m`]) holds the rope with at most
 /// its slip tension, tethers included: on its side, the tethers of those
 /// lanes share what the winch segment's multiplier left of
-/// [`Block::slip_lambda`], each taking the same fraction of the pull it
-/// needs (a first pass sums the pulls; the budget still caps each in
-/// turn), so a rope the winch cannot hold moves past its reach evenly,
-/// and the winch pays out how far
+/// [`Block::slip_lambda`]. They leave every particle at most the same
+/// distance `r` past its reach, the least `r` the budget allows (found by
+/// bisection: the pulls needed fall as `r` grows); the budget still caps
+/// each pull in turn. So a rope the winch cannot hold runs past its
+/// reach by `r` evenly, and the winch pays that out after the substep
 /// ([`cable_core::ParticlePool::turn_winch`]). (The multipliers are
 /// tracked in such blocks: a pulling limit reads the tension.)
 #[inline(always)]
 pub fn tethers<L: Lane, S: Store<L>>(s: &mut S, b: &Block<L>, track: bool) {
     let zero = L::splat(0.0);
-    let one = L::splat(1.0);
     let segs = s.rows() - 1;
     // What each side's winch may still pull, as a multiplier (≤ 0): the
-    // bound less what its segment took; and the fraction of its pull
-    // each tether takes.
+    // bound less what its segment took; and how far past its reach each
+    // tethered particle may stay.
     let mut left = [zero; 2];
-    let mut share = [one; 2];
+    let mut past = [zero; 2];
     if b.slip {
         for (side, seg) in [(0, 0), (1, segs - 1)] {
             let m = b.slip_m[side];
@@ -45,17 +45,35 @@ pub fn tethers<L: Lane, S: Store<L>>(s: &mut S, b: &Block<L>, track: bool) {
             }
             let l = b.slip_lambda - s.lambda(1, seg);
             left[side] = L::select(l.lt(zero), l, zero);
-            let mut want = zero;
+            // The pull (a multiplier, ≤ 0) that leaves every particle at
+            // most `r` past its reach, and the largest run-past.
+            let pull = |s: &S, r: L| {
+                let mut sum = zero;
+                for i in 0..s.rows() {
+                    let (anchor, reach, on) = s.tether(i, side);
+                    let len = (s.pos(i) - anchor).length();
+                    let over = on & m & (reach + r).lt(len);
+                    sum = sum + ((len - reach - r).neg() / s.w(i)).keep(over);
+                }
+                sum
+            };
+            let mut most = zero;
             for i in 0..s.rows() {
                 let (anchor, reach, on) = s.tether(i, side);
-                let d = s.pos(i) - anchor;
-                let len = d.length();
-                let over = on & m & reach.lt(len);
-                want = want + ((len - reach).neg() / s.w(i)).keep(over);
+                let run = (s.pos(i) - anchor).length() - reach;
+                most = L::select(on & m & most.lt(run), run, most);
             }
-            // Both ≤ 0: the fraction where the pulls want more.
-            let short = m & want.lt(left[side]);
-            share[side] = L::select(short, left[side] / want, one);
+            let short = m & pull(s, zero).lt(left[side]);
+            if short.any() {
+                let (mut lo, mut hi) = (zero, most);
+                for _ in 0..24 {
+                    let mid = (lo + hi) * L::splat(0.5);
+                    let over = pull(s, mid).lt(left[side]);
+                    lo = L::select(over, mid, lo);
+                    hi = L::select(over, hi, mid);
+                }
+                past[side] = hi.keep(short);
+            }
         }
     }
     for i in 0..s.rows() {
@@ -74,19 +92,22 @@ pub fn tethers<L: Lane, S: Store<L>>(s: &mut S, b: &Block<L>, track: bool) {
             let w = s.w(i);
             let dl = (len - reach).neg() / w;
             let full = anchor + d.scale(reach / len);
-            let (pulled, dl) = if b.slip && b.slip_m[side].any() {
-                // Limited lanes take their share, at most what is left
-                // (dl and the budget are ≤ 0), and move that part of the
-                // way; the others as without a limit, bit for bit.
+            let (pulled, over, dl) = if b.slip && b.slip_m[side].any() {
+                // Limited lanes pull to `past` beyond the reach, at most
+                // what is left (dl and the budget are ≤ 0); the others as
+                // without a limit, bit for bit.
                 let lim = b.slip_m[side] & over;
-                let want = dl * share[side];
+                let to = reach + past[side];
+                let want = (len - to).neg() / w;
                 let take = L::select(want.lt(left[side]), left[side], want);
-                let take = L::select(lim, take, dl);
-                left[side] = L::select(lim, left[side] - take, left[side]);
+                let lim_on = lim & to.lt(len);
+                let take = L::select(lim_on, take, dl);
+                left[side] = L::select(lim_on, left[side] - take, left[side]);
                 let part = anchor + d.scale((len + take * w) / len);
-                (V3::select(lim, part, full), take)
+                let over = (over & !lim) | lim_on;
+                (V3::select(lim_on, part, full), over, take)
             } else {
-                (full, dl)
+                (full, over, dl)
             };
             s.set_pos(i, V3::select(over, pulled, p));
             if track {
