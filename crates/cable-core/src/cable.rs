@@ -128,14 +128,19 @@ pub struct CableParams {
     /// down). `None` (the default): instant.
     pub reel_accel: Option<f32>,
     /// The winch's pulling limit, newtons (> 0, at most 1e12), against the
-    /// tension of the segment at the winch: above it reeling in stops (the
-    /// winch holds); the solver never lets that tension exceed
-    /// [`SLIP_FACTOR`] (1.2) × it: where the rope pulls harder the winch
-    /// slips and pays out as fast as the load takes the rope, braked by
-    /// that force, so an overloaded winch gives rope instead of tearing it
-    /// ([`CableParams::slip_end`], [`crate::ParticlePool::turn_winch`]).
-    /// No tether hangs from the winch's end. At `max_length` the winch
-    /// has no rope left to give: it holds whatever the load. A winch with
+    /// tension of the segment at the winch. Reeling in, the winch pulls
+    /// with at most this force (its motor): a load it can lift rises at
+    /// (force − weight)/mass until it reaches the winch's speed; one it
+    /// cannot lift runs the rope out, which stops the winch, and it holds
+    /// (as it does while the tension exceeds this limit). Holding or
+    /// paying out, the rope never pulls at it with more than
+    /// [`SLIP_FACTOR`] (1.2) × this limit: where the rope pulls harder the
+    /// winch slips, paying out as fast as the load takes the rope, braked
+    /// by that force, so an overloaded winch gives rope instead of tearing
+    /// it. Both bounds are part of the solve, with the tethers from the
+    /// winch's end sharing them ([`CableParams::slip_end`],
+    /// [`crate::ParticlePool::turn_winch`]). At `max_length` the winch has
+    /// no rope left to give: it holds whatever the load. A winch with
     /// `reel_speed` 0 does not turn: it holds whatever the load. `None`
     /// (the default): unlimited.
     pub reel_force: Option<f32>,
@@ -277,10 +282,10 @@ impl CableParams {
     /// The end whose winch may slip: [`CableParams::reel_end`] when the
     /// winch turns ([`CableParams::reel_speed`] not 0) with a pulling limit
     /// ([`CableParams::reel_force`]), else `None`. The solver bounds the
-    /// tension of that end's segment at [`SLIP_FACTOR`] × `reel_force`
-    /// (what the rope would pull beyond it stretches the segment, and the
-    /// winch pays the stretch out), and no tether hangs from that end: a
-    /// drum that slips holds no particle at a fixed reach.
+    /// tension at that end at `reel_force` while the winch reels in and at
+    /// [`SLIP_FACTOR`] × `reel_force` otherwise, the tethers from that end
+    /// included: what the rope would pull beyond the bound lets it run
+    /// past its reach, and the winch pays that out.
     ///
     /// ```
     /// use cable_core::{CableParams, End};

@@ -213,9 +213,10 @@ pub struct CableMut<'a> {
     /// the end's direction when the cable was added times its segment's
     /// rest length. `None`: no clamp, or the end is free.
     pub clamp: &'a [Option<Vec3>; 2],
-    /// The tension (N) above which the segment at the cable's winch slips
-    /// now ([`crate::CableParams::slip_end`]): [`crate::SLIP_FACTOR`] ×
-    /// `reel_force` while a winch with a pulling limit turns and has rope
+    /// The most tension (N) the cable's winch holds the rope with in the
+    /// next substep ([`crate::CableParams::slip_end`]): `reel_force` while
+    /// a winch with a pulling limit reels in, [`crate::SLIP_FACTOR`] ×
+    /// `reel_force` while it holds or pays out, as long as it has rope
     /// left to give (below `max_length`). `None`: no such winch.
     pub slip: Option<f32>,
     /// False while the cable sleeps or is hidden and skipped: systems leave

@@ -165,11 +165,13 @@ impl ParticlePool {
     /// `reel_accel · h` per call when [`crate::CableParams::reel_accel`]
     /// is set: the target is `reel_speed`, except that above `reel_force`
     /// it does not reel in (it holds). The rest length changes by that
-    /// speed × `h`, and where the winch slipped in the substep just run
-    /// (`tension` at the bound the solver keeps it under,
-    /// [`crate::SLIP_FACTOR`] × `reel_force`, see
-    /// [`crate::CableParams::slip_end`]) by the stretch of the winch's
-    /// segment too: the rope the load pulled off the drum
+    /// speed × `h`, and where the solver held the rope at the winch's
+    /// bound in the substep just run ([`crate::CableParams::slip_end`]:
+    /// `tension` at `reel_force` while reeling in, at
+    /// [`crate::SLIP_FACTOR`] × it otherwise) by how far the rope ran past
+    /// its reach from the winch: the rope the load pulled off the drum
+    /// (reeling in, at most what the winch reeled in, and a winch segment
+    /// stretched beyond that stops the winch: it holds)
     /// ([`ParticlePool::reel`]). A winch that reaches `min_length` or
     /// `max_length` stops there (its speed becomes 0). Returns the
     /// particle count.

@@ -133,11 +133,11 @@ pub(crate) struct CableRecord {
     /// (`refresh_after_reel`). Derived: not saved.
     #[cfg_attr(feature = "serde", serde(skip))]
     pub(crate) inner_pins: usize,
-    /// The tension (N) above which its winch's segment slips now
-    /// ([`crate::CableParams::slip_end`]): [`crate::SLIP_FACTOR`] ×
-    /// `reel_force` while the winch turns with a pulling limit and is
-    /// below its `max_length`; kept by `refresh_rows` and the winch.
-    /// Derived: not saved.
+    /// The most tension (N) its winch holds the rope with in the next
+    /// substep ([`crate::CableParams::slip_end`]): `reel_force` while it
+    /// reels in, [`crate::SLIP_FACTOR`] × it otherwise, below its
+    /// `max_length`; kept by `refresh_rows` and the winch. Derived from
+    /// the parameters, the winch speed and the rest lengths: not saved.
     #[cfg_attr(feature = "serde", serde(skip))]
     pub(crate) slip: Option<f32>,
     /// Sleeping and visibility (see [`ParticlePool#sleeping-and-hidden-cables`]).
