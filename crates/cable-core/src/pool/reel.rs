@@ -168,8 +168,9 @@ impl ParticlePool {
     /// speed × `h`, and where the solver held the rope at the winch's
     /// bound in the substep just run ([`crate::CableParams::slip_end`]:
     /// `tension` at `reel_force` while reeling in, at
-    /// [`crate::SLIP_FACTOR`] × it otherwise) by how far the rope ran past
-    /// its reach from the winch: the rope the load pulled off the drum
+    /// [`crate::SLIP_FACTOR`] × it otherwise) by how far the winch segment
+    /// stretched beyond its rest length: the rope the load pulled off the
+    /// drum
     /// (reeling in, at most what the winch reeled in, and a winch segment
     /// stretched beyond that stops the winch: it holds)
     /// ([`ParticlePool::reel`]). A winch that reaches `min_length` or
@@ -222,17 +223,15 @@ impl ParticlePool {
         if let Some(most) = p.reel_force {
             // The solver held the rope at the winch at its bound
             // (`CableRecord::slip`, to the rounding of the tension read
-            // back): how far it let the rope run past its reach from the
-            // winch is rope the load pulled off the drum.
+            // back): how far it let the winch segment stretch is rope the
+            // load pulled off the drum.
             let at_bound = c.count >= 2 && c.slip.is_some_and(|l| tension >= l * (1.0 - 1.0e-3));
             if at_bound && rate < 0.0 {
                 // Reeling in, the motor pulled at its limit: it gave back
-                // what the rope held it to, at most what it reeled in;
-                // its segment stretched beyond that (a load it cannot
-                // lift, running out) stops it, and it holds. (Its own
-                // segment: further along, a Gauss-Seidel rope also
-                // stretches by itself.)
-                let (own, run) = self.run_past_winch(i);
+                // what the rope held it to, at most what it reeled in; its
+                // segment stretched beyond that (a load it cannot lift,
+                // running out) stops it, and it holds.
+                let (own, run) = (self.run_off_winch(i), self.run_past_reach(i));
                 let reeled = -rate * h;
                 slip = run.min(reeled);
                 if own > reeled * (1.0 + 1.0e-3) {
@@ -240,7 +239,7 @@ impl ParticlePool {
                 }
             } else {
                 if at_bound {
-                    slip = self.run_past_winch(i).1;
+                    slip = self.run_off_winch(i);
                 }
                 if tension > most {
                     target = target.max(0.0);
@@ -276,25 +275,42 @@ impl ParticlePool {
         Ok(count)
     }
 
+    /// How far (m) the rope of record `i` ran off its winch: the winch
+    /// segment's stretch beyond its rest length. (Further along, a
+    /// Gauss-Seidel rope also stretches by itself, which is not rope off
+    /// the drum: paying out the farthest run past the reach left the top
+    /// of the rope slack, jerked taut at each new particle, and tore
+    /// ropes rated at 1.25–3 times the bound in a docs-only trial.)
+    fn run_off_winch(&self, i: usize) -> f32 {
+        let c = &self.cables[i];
+        let (first, n) = (c.first, c.count);
+        let (w, next) = if c.params.reel_end == crate::End::End {
+            (first + n - 1, first + n - 2)
+        } else {
+            (first, first + 1)
+        };
+        let pos = &self.state.get().pos;
+        ((pos[next] - pos[w]).length() - self.rest[w.min(next)]).max(0.0)
+    }
+
     /// How far (m) the rope of record `i` runs past its reach from its
     /// winch: the winch segment's stretch, and with tethers the farthest
     /// any particle tethered to the winch is past its reach (the solver's
     /// tethers leave each at most the same distance past it where the
-    /// winch's slip tension stopped their pulls; the particles they did
-    /// not reach ran past it less), after the winch segment's own
-    /// stretch. O(particles).
-    fn run_past_winch(&self, i: usize) -> (f32, f32) {
+    /// winch's bound stopped their pulls). What a stalled motor gives
+    /// back (it reeled the rope in no further than the rope came).
+    /// O(particles).
+    fn run_past_reach(&self, i: usize) -> f32 {
         let c = &self.cables[i];
         let (first, n) = (c.first, c.count);
         let at_end = c.params.reel_end == crate::End::End;
-        let (side, w, next) = if at_end {
-            (1, first + n - 1, first + n - 2)
+        let (side, w) = if at_end {
+            (1, first + n - 1)
         } else {
-            (0, first, first + 1)
+            (0, first)
         };
         let pos = &self.state.get().pos;
-        let own = (pos[next] - pos[w]).length() - self.rest[w.min(next)];
-        let mut most = own;
+        let mut most = self.run_off_winch(i);
         if c.params.tethers {
             for row in first..first + n {
                 let k = &self.row_const[row];
@@ -303,7 +319,7 @@ impl ParticlePool {
                 }
             }
         }
-        (own.max(0.0), most.max(0.0))
+        most
     }
 
     /// [`ParticlePool::reel`], and whether `min_length` or `max_length`
