@@ -227,7 +227,7 @@ pub struct Block<L: Lane> {
     /// tension stays at most `slip`); 0 in the other lanes.
     pub slip_lambda: L,
     /// Some lane's winch may slip: the distance iterations hold its
-    /// segment ([`crate::kernel::distance::hold_slip`]), so they do not
+    /// segment (`kernel::distance::sweep_slip`), so they do not
     /// run as one wavefront.
     pub slip: bool,
 }
