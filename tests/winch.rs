@@ -426,6 +426,41 @@ fn an_instant_winch_lifts_at_its_pulling_limit_and_holds_what_it_cannot_lift() {
     }
 }
 
+/// A winch set on a rope hanging at rest, with the direct solver: the
+/// first Newton step holds it rigidly and converges at once, and must not
+/// stop there with the tension over the bound (a docs-only trial saw
+/// 1.67 × the bound in the first frame tear a rope rated at 1.33 × it).
+#[test]
+fn a_winch_set_on_a_resting_rope_slips_from_the_first_substep_with_the_direct_solver() {
+    let mut pool = ParticlePool::new();
+    let mut d = CableDesc::line(Vec3::ZERO, Vec3::new(0.0, -3.0, 0.0), 3.0, 30).expect("valid");
+    d.attach_end = false;
+    d.mass_per_length = Some(2.0);
+    let weight = 3.0 * 2.0 * G;
+    d.params.reel_speed = -0.5;
+    d.params.reel_force = Some(0.5 * weight);
+    d.params.break_tension = Some(0.8 * weight);
+    let h = pool.add_cable(&d).expect("fits");
+    let params = SolverParams {
+        solver: cable::systems::Solver::Direct,
+        ..SolverParams::default()
+    };
+    let mut st = Stepper::new(params).expect("valid");
+    st.set_track_tension(true);
+    let mut t = Vec::new();
+    for _ in 0..60 {
+        st.advance(&mut pool, 1.0 / 60.0).expect("valid");
+        tension::segment_tensions(&pool, h, params.substep, &mut t).expect("live");
+        assert!(
+            t[0] <= 0.6 * weight * 1.001,
+            "{} N at a bound of {} N",
+            t[0],
+            0.6 * weight
+        );
+        assert_eq!(pool.pieces(h).expect("live").len(), 1, "the rope tore");
+    }
+}
+
 /// The case a docs-only trial tore (a 3 m rope of 2 kg/m with its winch's
 /// limit at 0.8 × the rope's weight and a breaking tension of 1.3 × it:
 /// the drum, then driven by the tension of the substep before, swung

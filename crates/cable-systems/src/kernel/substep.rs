@@ -248,12 +248,17 @@ pub fn substep<L: Lane, S: Store<L>>(
     // (The lanes of a block agree on `stiff`; contact candidates are the
     // lane's own: so a cable stops after the same iteration in every
     // layout.)
+    // Nor a lane whose winch may slip: its row slips from the multiplier
+    // of the step before (`kernel::rod`), so a rigid first step that
+    // converged at once (a rope hanging at rest when its winch is set)
+    // must run again to find it over the bound.
+    let slips = b.slip_m[0] | b.slip_m[1];
     let may_stop = if b.stiff || !direct {
         L::M::splat(false)
     } else if touching {
-        !scratch.contacts.lanes()
+        !scratch.contacts.lanes() & !slips
     } else {
-        L::M::splat(true)
+        !slips
     };
     let mut done = L::M::splat(false);
     for it in 0..k {
