@@ -13,7 +13,7 @@ use glam::Vec3;
 
 /// Squared length below which a direction is treated as zero
 /// (`cable_core::MIN_SEGMENT_LENGTH` squared).
-const TINY2: f32 = cable_core::MIN_SEGMENT_LENGTH * cable_core::MIN_SEGMENT_LENGTH;
+pub(crate) const TINY2: f32 = cable_core::MIN_SEGMENT_LENGTH * cable_core::MIN_SEGMENT_LENGTH;
 
 /// The unit direction of `d`, or `None` when `d` is shorter than
 /// `cable_core::MIN_SEGMENT_LENGTH` (coincident particles) or not finite.

@@ -3,9 +3,10 @@
 
 use cable_core::mesh::{Aabb, CableMesh, MAX_SIDES, MeshOptions, MeshStyle, Vertex};
 use cable_core::{CableParams, RowConst};
-use glam::{Vec3, Vec3A};
+use glam::{BVec4A, Vec3, Vec4};
 
-use crate::frame::{direction, first_direction, seed_normal, transport};
+use crate::frame::{TINY2, direction, first_direction, seed_normal, transport};
+use crate::kernel::lane::{Lane, Mask};
 
 /// Sine and cosine of `2π j / sides` and the texture coordinate `u =
 /// j / sides` for `j = 0..=sides`; the last entry is exactly the first
@@ -272,6 +273,14 @@ fn mitre_of(d_in: Option<Vec3>, d_out: Option<Vec3>, t: Vec3) -> Option<(Vec3, f
 /// = cos θj (n + a (n·a)(k − 1)) + sin θj (b + a (b·a)(k − 1))`: two
 /// vectors per ring, so a vertex costs two multiply-adds of each kind and
 /// no branch.
+///
+/// A vertex is its 12 floats in three 4-lane rows, computed and stored
+/// whole (`[p.x p.y p.z n.x]`, `[n.y n.z t.x t.y]`, `[t.z −1 u v]`): three
+/// stores a vertex where field-by-field writes took ten (stores bounded
+/// the ring). Each lane is the same IEEE operations as the fields': the
+/// position `c + pn cos θ + pb sin θ` and the normal `n cos θ + b sin θ`
+/// (the normal's `x` rides in the position row after `−0`, which adds
+/// nothing to any value, signed zeros included).
 #[allow(clippy::too_many_arguments)] // one call site; a struct would only rename them
 #[inline]
 fn tube_ring(
@@ -292,29 +301,35 @@ fn tube_ring(
         }
         None => (n, b),
     };
-    let (c, n, b) = (Vec3A::from(c), Vec3A::from(n), Vec3A::from(b));
-    let (pn, pb) = (Vec3A::from(pn * radius), Vec3A::from(pb * radius));
-    let tangent = [t.x, t.y, t.z, -1.0];
+    let (pn, pb) = (pn * radius, pb * radius);
+    // Row 0: the position, then the normal's x.
+    let c0 = Vec4::new(c.x, c.y, c.z, -0.0);
+    let cos0 = Vec4::new(pn.x, pn.y, pn.z, n.x);
+    let sin0 = Vec4::new(pb.x, pb.y, pb.z, b.x);
+    // Row 1: the normal's y and z, then the tangent's x and y.
+    let cos1 = Vec4::new(n.y, n.z, 0.0, 0.0);
+    let sin1 = Vec4::new(b.y, b.z, 0.0, 0.0);
+    let tan1 = Vec4::new(0.0, 0.0, t.x, t.y);
+    let radial = BVec4A::new(true, true, false, false);
     // The seam vertex (`j = sides`) is vertex 0 again with `u = 1`: the
     // table's last angle is exactly its first, so a copy is bitwise what
     // computing it would give.
     let Some((seam, around)) = ring.split_last_mut() else {
         return;
     };
+    let rows = |sin: f32, cos: f32, u: f32| -> Vertex {
+        let r0 = c0 + cos0 * cos + sin0 * sin;
+        let r1 = Vec4::select(radial, cos1 * cos + sin1 * sin, tan1);
+        let r2 = Vec4::new(t.z, -1.0, u, v);
+        bytemuck::cast([r0.to_array(), r1.to_array(), r2.to_array()])
+    };
     for (out, (&(sin, cos), &u)) in around.iter_mut().zip(table.sin_cos.iter().zip(&table.u)) {
-        *out = Vertex {
-            position: (c + pn * cos + pb * sin).to_array(),
-            normal: (n * cos + b * sin).to_array(),
-            tangent,
-            uv: [u, v],
-        };
+        *out = rows(sin, cos, u);
     }
-    if let Some(first) = around.first() {
-        *seam = Vertex {
-            uv: [1.0, v],
-            ..*first
-        };
-    }
+    // Computed again rather than read back: a read of the vertex just
+    // stored, in other widths than it was stored with, stalls.
+    let (sin, cos) = table.sin_cos[0];
+    *seam = rows(sin, cos, 1.0);
 }
 
 /// Writes one ribbon ring: the two edge vertices (and their back-face twins).
@@ -407,4 +422,192 @@ pub(super) fn write_indices(
             }
         }
     }
+}
+
+/// Cables meshed side by side, one per lane, by [`mesh_cables_lanes`].
+pub(super) const LANES: usize = 8;
+
+/// One lane per cable: `f32` arithmetic on [`LANES`] cables at once.
+type L8 = crate::kernel::lane::Fx<LANES>;
+type V8 = crate::kernel::lane::V3<L8>;
+type M8 = <L8 as Lane>::M;
+
+/// One cable of a batch for [`mesh_cables_lanes`]: its particles, its
+/// parameters, its record and its vertex range.
+pub(super) struct LaneCable<'a> {
+    pub(super) pts: &'a [Vec3],
+    pub(super) params: &'a CableParams,
+    pub(super) rec: &'a mut CableMesh,
+    pub(super) vertices: &'a mut [Vertex],
+}
+
+/// True when [`mesh_cables_lanes`] can mesh a cable of `particles`
+/// particles and `rings` rings with `options`: an unsmoothed tube (one
+/// ring per particle) of at least two particles.
+pub(super) fn lanes_can_mesh(options: &MeshOptions, particles: usize, rings: u32) -> bool {
+    options.style == MeshStyle::Tube
+        && options.rings_per_segment == 1
+        && particles >= 2
+        && rings as usize == particles
+}
+
+/// [`mesh_cable`] for [`LANES`] cables of the same number of particles and
+/// sides (`table` set to them), unsmoothed tubes ([`lanes_can_mesh`]):
+/// the ring frames (tangents, parallel transport, mitres: the chains of
+/// square roots and divisions that bound the scalar build) are computed
+/// for the eight cables at once, one cable per lane, by the same IEEE
+/// operations in the same order as [`mesh_cable`], so each cable's
+/// vertices, bounds and start frame are bitwise what [`mesh_cable`] gives
+/// it alone. The vertices are then written cable by cable.
+///
+/// The batch is full (every slot `Some`) and taken (every slot `None`
+/// after); a batch that is not full, or whose cables differ in length, is
+/// meshed by [`mesh_cable`] cable by cable.
+pub(super) fn mesh_cables_lanes(
+    slots: &mut [Option<LaneCable<'_>>; LANES],
+    options: &MeshOptions,
+    table: &RingTable,
+) {
+    let n = slots[0].as_ref().map_or(0, |c| c.pts.len());
+    let full = slots
+        .iter()
+        .all(|c| c.as_ref().is_some_and(|c| c.pts.len() == n));
+    if !full || n < 2 {
+        for c in slots.iter_mut().filter_map(Option::take) {
+            mesh_cable(c.pts, c.params, options, table, c.rec, c.vertices);
+        }
+        return;
+    }
+    // Every slot holds a cable: `full` was checked just above.
+    let mut batch = slots.each_mut().map(|c| c.take().expect("a full batch"));
+    let pts = batch.each_ref().map(|c| c.pts);
+    let point = |r: usize| {
+        let mut p = V8::zero();
+        for (i, c) in pts.iter().enumerate() {
+            p.set_lane(i, c[r]);
+        }
+        p
+    };
+    let segments = n - 1;
+    // The length along each cable, summed in order as `mesh_cable` does.
+    let mut v_scale = L8::splat(0.0);
+    let mut t = V8::zero();
+    for (i, c) in batch.iter().enumerate() {
+        let sum: f32 = c.pts.windows(2).map(|w| w[0].distance(w[1])).sum();
+        let scale = if sum > cable_core::MIN_SEGMENT_LENGTH {
+            c.params.tile / sum
+        } else {
+            0.0
+        };
+        v_scale.set_lane(i, scale);
+        t.set_lane(i, first_direction(c.pts));
+    }
+    let (mut prev, mut cur, mut next) = (point(0), point(0), point(1));
+    let mut n_ = V8::zero();
+    let (mut seg, mut arc) = (0usize, L8::splat(0.0));
+    let mut seg_len = (point(0) - point(1)).length();
+    let mut stretch = L8::splat(1.0);
+    let mut bounds = [Aabb::EMPTY; LANES];
+    // The previous ring's way out (`None` lanes: no direction).
+    let mut d_in = V8::zero();
+    let mut d_in_ok = M8::splat(false);
+    let rv = batch[0].rec.ring_vertices as usize;
+    for r in 0..n {
+        // One ring per particle: ring `r` is particle `r`, the last one
+        // the end of the last segment (`locate` of `mesh_cable`).
+        let i = r.min(segments - 1);
+        let s = (r - i) as f32;
+        while seg < i {
+            arc = arc + seg_len;
+            seg += 1;
+            seg_len = (point(seg) - point(seg + 1)).length();
+        }
+        let v = (arc + L8::splat(s) * seg_len) * v_scale;
+        let (dt, ok) = direction8(next - prev);
+        let new_t = V8::select(ok, dt, t);
+        if r == 0 {
+            for (i, c) in batch.iter_mut().enumerate() {
+                let new_t = new_t.lane(i);
+                let rec = &mut *c.rec;
+                let carried = rec.start_normal.length_squared() > 0.5 && options.coherent_roll;
+                let first = if carried {
+                    transport(rec.start_normal, rec.start_tangent, new_t)
+                } else {
+                    seed_normal(new_t, options.reference)
+                };
+                (rec.start_tangent, rec.start_normal) = (new_t, first);
+                n_.set_lane(i, first);
+            }
+        } else {
+            n_ = transport8(n_, t, new_t);
+        }
+        t = new_t;
+        // The mitre (`mitre_of`): where both ways exist and bend.
+        let (d_out, out_ok) = direction8(next - cur);
+        let bend = d_out - d_in;
+        let (axis, axis_ok) = direction8(bend - t.scale(t.dot(bend)));
+        let mitred = d_in_ok & out_ok & axis_ok;
+        let cos_half = t.dot(d_in).clamp(L8::splat(0.25), L8::splat(1.0));
+        let k = L8::splat(1.0) / cos_half;
+        stretch = L8::select(mitred, stretch.max(k), stretch);
+        (d_in, d_in_ok) = (d_out, out_ok);
+        for (lane, c) in batch.iter_mut().enumerate() {
+            // Sized by the layout for `n` rings of `rv` vertices.
+            let Some(ring) = c.vertices.get_mut(r * rv..(r + 1) * rv) else {
+                continue;
+            };
+            let mitre = mitred.lane(lane).then(|| (axis.lane(lane), k.lane(lane)));
+            let centre = cur.lane(lane);
+            tube_ring(
+                ring,
+                centre,
+                t.lane(lane),
+                n_.lane(lane),
+                c.params.radius,
+                v.lane(lane),
+                table,
+                mitre,
+            );
+            bounds[lane] = bounds[lane].with_point(centre);
+        }
+        prev = cur;
+        cur = next;
+        if r + 2 < n {
+            next = point(r + 2);
+        }
+    }
+    for (lane, c) in batch.iter_mut().enumerate() {
+        c.rec.bounds = bounds[lane].expand(c.params.radius * stretch.lane(lane));
+    }
+}
+
+/// [`direction`] lane by lane: the unit vector and the lanes where it
+/// exists (elsewhere the value is meaningless).
+#[inline(always)]
+fn direction8(d: V8) -> (V8, M8) {
+    let l2 = d.length_squared();
+    let ok = l2.gt(L8::splat(TINY2)) & l2.finite();
+    (d.scale(L8::splat(1.0) / l2.sqrt()), ok)
+}
+
+/// [`transport`] lane by lane.
+#[inline(always)]
+fn transport8(n: V8, a: V8, b: V8) -> V8 {
+    let c = a.dot(b);
+    let k = a.cross(b);
+    let kn = k.cross(n);
+    let rodrigues = n + kn + k.cross(kn).scale(L8::splat(1.0) / (L8::splat(1.0) + c));
+    let turned = V8::select(c.gt(L8::splat(-0.9999)), rodrigues, n);
+    let (p, ok) = direction8(turned - b.scale(turned.dot(b)));
+    if ok.all() {
+        return p;
+    }
+    // A normal turned onto the tangent (rare): any perpendicular.
+    let mut out = p;
+    for i in 0..LANES {
+        if !ok.lane(i) {
+            out.set_lane(i, b.lane(i).any_orthonormal_vector());
+        }
+    }
+    out
 }

@@ -26,10 +26,13 @@
 //!      comparison of its positions;
 //!    - else meshed anew: its vertices, and its indices only when they
 //!      were not those of a mesh of its layout (after a layout change, a
-//!      blank, or when a segment broke).
+//!      blank, or when a segment broke). Unsmoothed tubes of one length
+//!      and number of sides that follow one another are meshed eight at a
+//!      time, one cable per SIMD lane, by the same IEEE operations in the
+//!      same order as one cable alone: each gets the same bits either way.
 //!
 //!    A cable not asked for is left as it is (blanked if its ranges are
-//!    new). Each cable is written by one call writing only its own ranges,
+//!    new). Each cable's ranges are written by the task that holds them,
 //!    so the result is bitwise identical whatever the thread count, and
 //!    bitwise that of a build into fresh buffers (without
 //!    [`MeshOptions::coherent_roll`], which carries each cable's roll over
@@ -50,11 +53,14 @@
 mod geometry;
 
 use cable_core::mesh::{Aabb, CableMesh, MeshBuffers, MeshOptions, MeshParts, MeshState, Vertex};
-use cable_core::{CableError, CableHandle, ParticlePool};
+use cable_core::{CableError, CableHandle, CableParams, ParticlePool};
 use glam::Vec3;
 
 use crate::frame::direction;
-use geometry::{RingTable, breaks_match, close_broken, mesh_cable, mitre, write_indices};
+use geometry::{
+    LANES, LaneCable, RingTable, breaks_match, close_broken, lanes_can_mesh, mesh_cable,
+    mesh_cables_lanes, mitre, write_indices,
+};
 
 /// Smallest piece of work, in vertices, that [`build_meshes`] hands to one
 /// rayon task.
@@ -385,47 +391,119 @@ fn fill(job: &Job<'_>, run: Run<'_>) -> MeshStats {
         );
         return a.add(b);
     }
+    let Run {
+        cables,
+        selected,
+        vertices,
+        indices,
+        points,
+        scratch,
+    } = run;
     let mut table = RingTable::new();
     let mut stats = MeshStats::default();
-    for (c, &asked) in run.cables.iter_mut().zip(run.selected) {
+    // Unsmoothed tubes of one length and number of sides are meshed eight
+    // at a time (`mesh_cables_lanes`); the rest, and what is left of a
+    // batch, one at a time. Either way each cable gets the same bits.
+    let mut batch: [Option<LaneCable<'_>>; LANES] = Default::default();
+    let mut batched = 0usize;
+    let mut batch_sides = 0u32;
+    let (mut verts_left, mut idx_left, mut pos_left, mut read_left) =
+        (vertices, indices, points, scratch);
+    let (mut at_v, mut at_i, mut at_p, mut at_r) = (0usize, 0usize, 0usize, 0usize);
+    for (c, &asked) in cables.iter_mut().zip(selected) {
         let v0 = (c.first_vertex - base_v) as usize;
         let i0 = (c.first_index - base_i) as usize;
         let p0 = (c.first_point - base_p) as usize;
-        let verts = &mut run.vertices[v0..v0 + c.counts.vertices as usize];
-        let idx = &mut run.indices[i0..i0 + c.counts.indices as usize];
-        let pos = &mut run.points[p0..p0 + c.particles as usize];
-        let read = &mut run.scratch[p0..p0 + c.particles as usize];
-        let done = mesh_one(job, c, asked, verts, idx, pos, read, &mut table);
-        match done {
-            Done::Rebuilt => stats.rebuilt += 1,
-            Done::Kept => stats.kept += 1,
-            Done::Hidden => stats.hidden += 1,
-            Done::NotAsked => stats.not_asked += 1,
+        let verts = carve(&mut verts_left, &mut at_v, v0, c.counts.vertices as usize);
+        let idx = carve(&mut idx_left, &mut at_i, i0, c.counts.indices as usize);
+        let read = carve(&mut read_left, &mut at_r, p0, c.particles as usize);
+        let pos = carve(&mut pos_left, &mut at_p, p0, c.particles as usize);
+        let done = mesh_one(job, c, asked, idx, pos, read);
+        let params = match done {
+            Done::Rebuilt(params) => params,
+            Done::Kept => {
+                stats.kept += 1;
+                continue;
+            }
+            Done::Hidden => {
+                stats.hidden += 1;
+                continue;
+            }
+            Done::NotAsked => {
+                stats.not_asked += 1;
+                continue;
+            }
+        };
+        stats.rebuilt += 1;
+        let pts: &[Vec3] = pos;
+        if !lanes_can_mesh(job.options, pts.len(), c.counts.rings) {
+            table.set(params.sides);
+            mesh_cable(pts, params, job.options, &table, c, verts);
+            continue;
         }
+        let same = batch[0]
+            .as_ref()
+            .is_none_or(|b| b.pts.len() == pts.len() && batch_sides == params.sides);
+        if !same {
+            // A batch of other cables: mesh them now, one at a time.
+            table.set(batch_sides);
+            mesh_cables_lanes(&mut batch, job.options, &table);
+            batched = 0;
+        }
+        batch_sides = params.sides;
+        batch[batched] = Some(LaneCable {
+            pts,
+            params,
+            rec: c,
+            vertices: verts,
+        });
+        batched += 1;
+        if batched == LANES {
+            table.set(batch_sides);
+            mesh_cables_lanes(&mut batch, job.options, &table);
+            batched = 0;
+        }
+    }
+    if batched > 0 {
+        table.set(batch_sides);
+        mesh_cables_lanes(&mut batch, job.options, &table);
     }
     stats
 }
 
+/// The next `len` items of `left` from offset `start` of the run (`at` is
+/// the run offset of `left`'s first item; ranges come in increasing
+/// order): cut off `left`, which keeps what follows.
+fn carve<'a, T>(left: &mut &'a mut [T], at: &mut usize, start: usize, len: usize) -> &'a mut [T] {
+    let skip = start.saturating_sub(*at).min(left.len());
+    let rest = std::mem::take(left).split_at_mut(skip).1;
+    let (this, after) = rest.split_at_mut(len.min(rest.len()));
+    *left = after;
+    *at = start + this.len();
+    this
+}
+
 /// What became of one cable.
-enum Done {
-    Rebuilt,
+enum Done<'p> {
+    /// Its vertices are to be written, with these parameters.
+    Rebuilt(&'p CableParams),
     Kept,
     Hidden,
     NotAsked,
 }
 
-/// Meshes one cable if it is asked for and changed (see the module docs).
-#[allow(clippy::too_many_arguments)] // one call site; its ranges, named
-fn mesh_one(
-    job: &Job<'_>,
+/// Decides what becomes of one cable: meshed if it is asked for and
+/// changed (see the module docs). A cable to mesh has its points copied
+/// to `pos`, its indices and record written, and is returned as
+/// [`Done::Rebuilt`]: its vertices are the caller's to write.
+fn mesh_one<'p>(
+    job: &Job<'p>,
     c: &mut CableMesh,
     asked: bool,
-    verts: &mut [Vertex],
     idx: &mut [u32],
     pos: &mut [Vec3],
     read: &mut [Vec3],
-    table: &mut RingTable,
-) -> Done {
+) -> Done<'p> {
     let (pool, options) = (job.pool, job.options);
     let blank = |c: &mut CableMesh, idx: &mut [u32], state| {
         idx.fill(c.first_vertex);
@@ -488,8 +566,6 @@ fn mesh_one(
         return Done::Kept;
     }
     pos.copy_from_slice(read);
-    table.set(params.sides);
-    mesh_cable(pos, params, options, table, c, verts);
     if !breaks {
         write_indices(idx, c, options, params.sides);
         close_broken(idx, rows, options, params.sides);
@@ -501,7 +577,7 @@ fn mesh_one(
     };
     c.written = job.build;
     c.moved = moved;
-    Done::Rebuilt
+    Done::Rebuilt(params)
 }
 
 /// True when the two runs of points are equal bit for bit (a NaN equals
