@@ -374,10 +374,13 @@ impl ParticlePool {
         // Pay out: split the first segment, a whole segment behind each new
         // particle. Count the splits first (each leaves the first segment
         // one segment shorter), then make room for all of them at once.
+        // Only paying out splits and only reeling in merges: a cable whose
+        // segments are not all `reel_segment` long (one made from points)
+        // keeps them until the winch reaches them.
         let room = self.budget.saturating_sub(self.particle_count());
         let mut r = self.rest[w0];
         let mut k = 0;
-        while r > 1.5 * seg && k < room {
+        while change > 0.0 && r > 1.5 * seg && k < room {
             let shorter = r - seg;
             if shorter >= r {
                 // The segment length is below the rounding of `r`.
@@ -394,7 +397,7 @@ impl ParticlePool {
             }
         }
         let w1 = wi(self);
-        if self.rest[w1] > 1.5 * seg {
+        if change > 0.0 && self.rest[w1] > 1.5 * seg {
             // Paid out as far as the budget (or the rounding) allows: the
             // first segment holds no more than any split one, so the rows
             // stay within the bounds the stepper checked
@@ -416,10 +419,12 @@ impl ParticlePool {
         }
         // Reel in: merge the first two segments, as often as needed.
         let before = self.cables[i].count;
-        if at_end {
-            self.remove_before_end(i, seg);
-        } else {
-            self.remove_after_start(i, seg);
+        if change < 0.0 {
+            if at_end {
+                self.remove_before_end(i, seg);
+            } else {
+                self.remove_after_start(i, seg);
+            }
         }
         let w2 = wi(self);
         self.rest[w2] = self.rest[w2].max(2.0 * crate::MIN_SEGMENT_LENGTH);
