@@ -35,13 +35,16 @@ impl ParticlePool {
     /// [`crate::CableParams::min_length`]..=[`crate::CableParams::max_length`],
     /// at the end [`crate::CableParams::reel_end`] names (below, for the
     /// start; the end is its mirror image).
-    /// The change goes into the first segment; while it is longer than 1.5
-    /// times the cable's segment length (its initial length / segments) a
-    /// particle is inserted after the start particle, on the first segment,
-    /// a whole segment length before the particle after it, with the
-    /// velocity there; while it is shorter than half of it (with more than
-    /// one segment left) the particle after the start is removed and its
-    /// segment merged into the first. Returns the new particle count.
+    /// The change goes into the first segment. Paying out, while it is
+    /// longer than 1.5 times the cable's segment length (its initial length
+    /// / segments) a particle is inserted after the start particle, on the
+    /// first segment, a whole segment length before the particle after it,
+    /// with the velocity there; reeling in, while it is shorter than half
+    /// of it (with more than one segment left) the particle after the start
+    /// is removed and its segment merged into the first. Only paying out
+    /// splits and only reeling in merges, so a cable whose segments differ
+    /// in length (made from points) keeps them until the winch reaches
+    /// them. Returns the new particle count.
     ///
     /// All the particles one call adds go in at once, so its cost is
     /// proportional to the particles it adds plus the rows after the
