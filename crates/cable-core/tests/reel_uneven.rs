@@ -32,6 +32,16 @@ fn kept(placed: &[Vec3], now: &[Vec3]) -> usize {
         .count()
 }
 
+/// Rest length of the segment at the winch.
+fn winch_segment(pool: &ParticlePool, h: cable_core::CableHandle, end: End) -> f32 {
+    let rest = pool.rest_lengths(h).unwrap();
+    // One rest length a particle: the last row's is not a segment.
+    match end {
+        End::Start => rest[0],
+        End::End => rest[rest.len() - 2],
+    }
+}
+
 #[test]
 fn paying_out_slowly_keeps_a_short_first_segment() {
     for end in [End::Start, End::End] {
@@ -51,13 +61,7 @@ fn paying_out_slowly_keeps_a_short_first_segment() {
                 "{end:?}: every placed particle stays"
             );
         }
-        let rest = pool.rest_lengths(h).unwrap();
-        // One rest length a particle: the last row's is not a segment.
-        let winch = if end == End::Start {
-            rest[0]
-        } else {
-            rest[rest.len() - 2]
-        };
+        let winch = winch_segment(&pool, h, end);
         assert!(
             (winch - 0.15).abs() < 1.0e-4,
             "{end:?}: winch segment {winch}"
@@ -82,13 +86,7 @@ fn reeling_in_slowly_keeps_a_long_segment_whole() {
             merged |= n < placed.len();
         }
         assert!(merged, "{end:?}: the short segment merged");
-        let rest = pool.rest_lengths(h).unwrap();
-        // One rest length a particle: the last row's is not a segment.
-        let winch = if end == End::Start {
-            rest[0]
-        } else {
-            rest[rest.len() - 2]
-        };
+        let winch = winch_segment(&pool, h, end);
         // 3.1 m less the 0.2 m reeled in, one segment.
         assert!(
             (winch - 2.9).abs() < 1.0e-3,

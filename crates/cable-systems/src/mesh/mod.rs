@@ -391,14 +391,6 @@ fn fill(job: &Job<'_>, run: Run<'_>) -> MeshStats {
         );
         return a.add(b);
     }
-    let Run {
-        cables,
-        selected,
-        vertices,
-        indices,
-        points,
-        scratch,
-    } = run;
     let mut table = RingTable::new();
     let mut stats = MeshStats::default();
     // Unsmoothed tubes of one length and number of sides are meshed eight
@@ -408,9 +400,9 @@ fn fill(job: &Job<'_>, run: Run<'_>) -> MeshStats {
     let mut batched = 0usize;
     let mut batch_sides = 0u32;
     let (mut verts_left, mut idx_left, mut pos_left, mut read_left) =
-        (vertices, indices, points, scratch);
+        (run.vertices, run.indices, run.points, run.scratch);
     let (mut at_v, mut at_i, mut at_p, mut at_r) = (0usize, 0usize, 0usize, 0usize);
-    for (c, &asked) in cables.iter_mut().zip(selected) {
+    for (c, &asked) in run.cables.iter_mut().zip(run.selected) {
         let v0 = (c.first_vertex - base_v) as usize;
         let i0 = (c.first_index - base_i) as usize;
         let p0 = (c.first_point - base_p) as usize;
