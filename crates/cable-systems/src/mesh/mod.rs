@@ -41,14 +41,16 @@
 //!
 //! Each cable is meshed along its centre line: one ring per particle, or
 //! `rings_per_segment` rings per segment on a centripetal Catmull-Rom curve
-//! through the particles. Ring tangents are central differences of the ring
-//! centres; ring frames come from parallel transport ([`crate::frame`]), so
-//! tubes neither twist nor flip. Coincident particles reuse the previous
-//! tangent, so no ring degenerates. A tube's ring at a bend is a mitre:
-//! stretched along the bend by `1 / cos(θ/2)` (at most 4), so its vertices
-//! lie at the radius from both neighbouring pieces of the centre line
-//! instead of pinching the tube to `r·cos(θ/2)`; normals stay the unit
-//! radial directions.
+//! through the particles. A ring's axis is the bisector of the unit
+//! directions into and out of it (the chord between its neighbours at an
+//! end or a fold), whatever the two pieces' lengths; ring frames come from
+//! parallel transport ([`crate::frame`]), so tubes neither twist nor flip.
+//! Coincident particles reuse the previous tangent, so no ring
+//! degenerates. A tube's ring at a bend is a mitre: in the plane where the
+//! two pieces' cylinders meet, stretched along the bend by `1 / cos(θ/2)`
+//! (at most 4), so its vertices lie at the radius from both neighbouring
+//! pieces of the centre line instead of pinching the tube to `r·cos(θ/2)`;
+//! normals stay the unit radial directions.
 
 mod geometry;
 
@@ -59,7 +61,7 @@ use glam::Vec3;
 use crate::frame::direction;
 use geometry::{
     LANES, LaneCable, RingTable, breaks_match, close_broken, lanes_can_mesh, mesh_cable,
-    mesh_cables_lanes, mitre, write_indices,
+    mesh_cables_lanes, mitre_of, ring_tangent, write_indices,
 };
 
 /// Smallest piece of work, in vertices, that [`build_meshes`] hands to one
@@ -310,9 +312,10 @@ pub fn cable_bounds(pool: &ParticlePool, handle: CableHandle) -> Result<Aabb, Ca
     let pts = pool.positions(handle)?;
     let mut stretch = 1.0f32;
     for w in pts.windows(3) {
-        // The mesh's ring tangent at an inner particle: the central difference.
-        let t = direction(w[2] - w[0]).unwrap_or(Vec3::X);
-        if let Some((_, k)) = mitre(w[0], w[1], w[2], t) {
+        // The mesh's ring axis at an inner particle (`ring_tangent`).
+        let (d_in, d_out) = (direction(w[1] - w[0]), direction(w[2] - w[1]));
+        let t = ring_tangent(d_in, d_out, w[2] - w[0], Vec3::X);
+        if let Some((_, k)) = mitre_of(d_in, d_out, t) {
             stretch = stretch.max(k);
         }
     }
