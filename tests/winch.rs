@@ -662,3 +662,138 @@ fn a_force_limited_winch_at_the_end_reads_its_own_segment() {
         }
     }
 }
+
+/// Runs the winch of `hanging` at `speed` (ramped at 1 m/s²) until the
+/// rest length reaches `to`, stops it, and lets the rope settle for 3 s.
+fn reeled_to(speed: f32, to: f64) -> (ParticlePool, CableHandle) {
+    let (mut pool, h, mut st) = hanging(speed, Some(1.0), None);
+    let mut p = *pool.params(h).expect("live");
+    if speed > 0.0 {
+        p.max_length = Some(to as f32);
+    } else {
+        p.min_length = Some(to as f32);
+    }
+    pool.set_params(h, p).expect("valid");
+    st.run_substeps(&mut pool, 240 * 4);
+    assert!(
+        (length(&pool, h) - to).abs() < 1.0e-3,
+        "reached {}",
+        length(&pool, h)
+    );
+    let mut p = *pool.params(h).expect("live");
+    p.reel_speed = 0.0;
+    pool.set_params(h, p).expect("valid");
+    st.run_substeps(&mut pool, 240 * 3);
+    (pool, h)
+}
+
+#[test]
+fn rope_paid_out_or_reeled_in_weighs_its_mass_per_length() {
+    // A docs-only trial: paying out 2 m → 3 m of a 1 kg/m rope left its
+    // free particles 2.72 kg where 2.95 kg hang, and the top tension 7.8 %
+    // low; reeling in left the particle by the winch its old mass (33 %
+    // high). Every free particle weighs half of each segment next to it,
+    // so the winch holds the rope's length less half its own segment.
+    for (speed, to) in [(0.5, 3.0), (-0.5, 1.0), (0.5, 2.37)] {
+        let (pool, h) = reeled_to(speed, to);
+        let rest = pool.rest_lengths(h).expect("live");
+        let w = pool.inv_masses(h).expect("live");
+        let free: f64 = w
+            .iter()
+            .filter(|&&w| w > 0.0)
+            .map(|&w| 1.0 / f64::from(w))
+            .sum();
+        let want = 5.0 * (to - 0.5 * f64::from(rest[0]));
+        assert!(
+            (free - want).abs() < 1.0e-3 * want,
+            "{speed}: mass {free} kg, want {want}"
+        );
+        // Each particle its two half segments (the pinned top excepted).
+        for (i, &wi) in w.iter().enumerate().skip(1) {
+            let right = if i + 1 < w.len() { rest[i] } else { 0.0 };
+            let m = 5.0 * 0.5 * (rest[i - 1] + right);
+            assert!(
+                (1.0 / wi - m).abs() < 1.0e-4 * m,
+                "{speed}: particle {i}: {} kg, want {m}",
+                1.0 / wi
+            );
+        }
+        let t = top_tension(&pool, h);
+        let load = want as f32 * G;
+        assert!(
+            (t - load).abs() < 0.01 * load,
+            "{speed}: top tension {t} N, weight {load} N"
+        );
+    }
+}
+
+/// A 2.4 m rope of 24 segments, 1 kg/m, pinned 2 m apart at both ends,
+/// its winch at `end` reeling in at 0.5 m/s for 3 s (1.5 m: far shorter
+/// than the span) with `solver`. Returns the pool, the rope, the largest
+/// tension at the winch after 1 s and the largest distance a particle
+/// moved in one substep over the last second.
+fn reeled_against_two_pins(
+    end: cable::core::End,
+    solver: cable::systems::Solver,
+) -> (ParticlePool, CableHandle, f32, f32) {
+    let mut pool = ParticlePool::new();
+    let mut d = CableDesc::line(Vec3::ZERO, Vec3::new(2.0, 0.0, 0.0), 2.4, 24).expect("valid");
+    d.mass_per_length = Some(1.0);
+    d.params.reel_speed = -0.5;
+    d.params.reel_end = end;
+    let h = pool.add_cable(&d).expect("fits");
+    let mut st = Stepper::new(SolverParams {
+        substep: H,
+        damping: 1.0,
+        solver,
+        ..SolverParams::default()
+    })
+    .expect("valid");
+    st.set_track_tension(true);
+    let (mut peak, mut jump) = (0.0f32, 0.0f32);
+    let mut t = Vec::new();
+    for k in 0..240 * 3 {
+        let before = pool.positions(h).expect("live").to_vec();
+        st.run_substeps(&mut pool, 1);
+        tension::segment_tensions(&pool, h, H, &mut t).expect("live");
+        if k >= 240 {
+            peak = peak.max(if end == cable::core::End::End { t[t.len() - 1] } else { t[0] });
+        }
+        if k >= 240 * 2 {
+            let p = pool.positions(h).expect("live");
+            for (a, b) in before.iter().zip(p) {
+                jump = jump.max(a.distance(*b));
+            }
+        }
+    }
+    (pool, h, peak, jump)
+}
+
+#[test]
+fn a_winch_reeling_a_rope_between_two_pins_stalls_where_the_rope_is_straight() {
+    // A docs-only trial: the direct solver, asked to reel the rope shorter
+    // than the span, pulled 3.5e8–1.2e9 N and threw particles 0.8–1.08 m
+    // a frame; Gauss-Seidel held the rope straight at 4.5–5.4 kN while the
+    // rest length ran on below the span. The winch now stalls where the
+    // rope is straight: the rest length stays at the span, the winch
+    // stands still, the rope rests.
+    for solver in [
+        cable::systems::Solver::GaussSeidel,
+        cable::systems::Solver::Direct,
+    ] {
+        for end in [cable::core::End::Start, cable::core::End::End] {
+            let (pool, h, peak, jump) = reeled_against_two_pins(end, solver);
+            let l = length(&pool, h);
+            assert!(
+                (2.0..2.0 + 1.0e-3).contains(&l),
+                "{solver:?} {end:?}: rest length {l} m across a 2 m span"
+            );
+            assert_eq!(pool.reel_rate(h).expect("live"), 0.0, "{solver:?} {end:?}");
+            let p = pool.positions(h).expect("live");
+            let sag = p.iter().map(|p| p.y.abs()).fold(0.0f32, f32::max);
+            assert!(sag < 0.05, "{solver:?} {end:?}: sags {sag} m");
+            assert!(jump < 1.0e-3, "{solver:?} {end:?}: a particle jumped {jump} m");
+            assert!(peak.is_finite() && peak < 1.0e5, "{solver:?} {end:?}: {peak} N");
+        }
+    }
+}

@@ -6,10 +6,14 @@ mod common;
 use std::path::PathBuf;
 use std::process::{Command, Output};
 
-fn tmp(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("cable-cli-debug-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("temp dir");
-    dir.join(name)
+/// A file named `name` in `dir`, a test's own temporary folder (removed
+/// when the test ends).
+fn tmp(dir: &tempfile::TempDir, name: &str) -> PathBuf {
+    dir.path().join(name)
+}
+
+fn tempdir() -> tempfile::TempDir {
+    tempfile::tempdir().expect("temp dir")
 }
 
 fn cable(args: &[&str]) -> Output {
@@ -30,9 +34,10 @@ fn stderr(o: &Output) -> String {
 
 #[test]
 fn run_svg_writes_an_animation_of_the_run() {
-    let scene = tmp("ok.json");
+    let dir = tempdir();
+    let scene = tmp(&dir, "ok.json");
     std::fs::write(&scene, SCENE).unwrap();
-    let svg = tmp("ok.svg");
+    let svg = tmp(&dir, "ok.svg");
     let o = cable(&[
         "run",
         scene.to_str().unwrap(),
@@ -56,7 +61,7 @@ fn run_svg_writes_an_animation_of_the_run() {
         .unwrap();
     assert_eq!(anim.attribute("values").unwrap().split(';').count(), 31);
 
-    let still = tmp("still.svg");
+    let still = tmp(&dir, "still.svg");
     let o = cable(&[
         "run",
         scene.to_str().unwrap(),
@@ -78,13 +83,14 @@ fn run_svg_writes_an_animation_of_the_run() {
 
 #[test]
 fn run_svg_with_a_bad_scene_exits_2_and_writes_nothing() {
-    let scene = tmp("bad.json");
+    let dir = tempdir();
+    let scene = tmp(&dir, "bad.json");
     std::fs::write(
         &scene,
         r#"{"cables": [{"start": [0, 0, 0], "end": [1, 0, 0], "segments": 0}]}"#,
     )
     .unwrap();
-    let svg = tmp("bad.svg");
+    let svg = tmp(&dir, "bad.svg");
     let o = cable(&[
         "run",
         scene.to_str().unwrap(),
@@ -103,7 +109,8 @@ fn run_svg_with_a_bad_scene_exits_2_and_writes_nothing() {
 
 #[test]
 fn run_svg_to_an_unwritable_path_exits_1() {
-    let scene = tmp("ok2.json");
+    let dir = tempdir();
+    let scene = tmp(&dir, "ok2.json");
     std::fs::write(&scene, SCENE).unwrap();
     let o = cable(&[
         "run",
@@ -122,7 +129,8 @@ fn run_svg_to_an_unwritable_path_exits_1() {
 
 #[test]
 fn run_ascii_off_a_terminal_prints_the_last_frame_only() {
-    let scene = tmp("ok3.json");
+    let dir = tempdir();
+    let scene = tmp(&dir, "ok3.json");
     std::fs::write(&scene, SCENE).unwrap();
     let o = cable(&["run", scene.to_str().unwrap(), "--seconds", "1", "--ascii"]);
     assert!(o.status.success(), "{}", stderr(&o));
@@ -135,7 +143,8 @@ fn run_ascii_off_a_terminal_prints_the_last_frame_only() {
 
 #[test]
 fn demo_off_a_terminal_prints_one_frame_and_writes_svg() {
-    let svg = tmp("demo.svg");
+    let dir = tempdir();
+    let svg = tmp(&dir, "demo.svg");
     let o = cable(&["demo", "--seconds", "0.5", "--svg", svg.to_str().unwrap()]);
     assert!(o.status.success(), "{}", stderr(&o));
     let out = String::from_utf8(o.stdout).unwrap();

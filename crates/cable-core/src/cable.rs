@@ -144,8 +144,9 @@ pub struct CableParams {
     /// `reel_speed` 0 does not turn: it holds whatever the load. `None`
     /// (the default): unlimited.
     pub reel_force: Option<f32>,
-    /// Shortest rest length the winch reels in to, metres. `None`: one
-    /// segment's length (set when the cable is added).
+    /// Shortest rest length the winch reels in to, metres. `None`: the
+    /// length of the segment at the winch's end (`reel_end`), set when the
+    /// cable is added.
     pub min_length: Option<f32>,
     /// Longest rest length the winch pays out to, metres. `None`: 4 × the
     /// initial length, but at most 1e7 (the most this field accepts) unless
@@ -631,7 +632,10 @@ pub struct CableDesc {
     /// besides the attached ends. Each must be less than the particle count.
     pub pins: Vec<u32>,
     /// Linear density, kg/m (> 0): each particle gets half the mass of each
-    /// segment next to it. `None`: every particle weighs 1 kg.
+    /// segment next to it, and keeps it as a winch changes the segments:
+    /// the particles it adds, and those next to the segments it lengthens
+    /// or shortens, are weighed again after every turn. `None`: every
+    /// particle weighs 1 kg (a winch's new particles too).
     pub mass_per_length: Option<f32>,
 }
 

@@ -43,7 +43,12 @@ impl ParticlePool {
         let inv_mass = desc.inverse_masses()?;
         let mut params = desc.params;
         let length = desc.length();
-        let min = params.min_length.unwrap_or(geo.rest[0]);
+        // One segment's length: the one at the winch's end.
+        let at_winch = match params.reel_end {
+            crate::End::Start => geo.rest[0],
+            crate::End::End => geo.rest[count - 2],
+        };
+        let min = params.min_length.unwrap_or(at_winch);
         // 4 × the length, but within what `CableParams::validate` accepts
         // (1e7 m), so that `set_params(h, *params(h)?)` is accepted.
         let max = params

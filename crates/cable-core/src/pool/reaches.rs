@@ -426,8 +426,9 @@ mod tests {
                 let work = refreshed() - before;
                 // The whole pass (over the new count), then the far side
                 // and bending of the changed segments (new ones and the
-                // winch's), one row more for bending and one at the end.
-                assert!(work <= n + grew + 2 * (grew + 3), "{end:?}: {work} for {n}");
+                // winch's) and of the first old particle (its mass
+                // changed), one row more for bending and one at the end.
+                assert!(work <= n + grew + 2 * (grew + 4), "{end:?}: {work} for {n}");
             }
             // Reeling in: the pass, and a few rows.
             let n = pool.particle_count_of(h).expect("live") as u64;
