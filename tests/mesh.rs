@@ -918,8 +918,10 @@ fn rings_between_unequal_segments_keep_the_radius() {
             p
         })
         .collect();
-    let with: Vec<(&[Vec3], f32, u32, f32)> =
-        cables.iter().map(|p| (p.as_slice(), 0.03, 8, 1.0)).collect();
+    let with: Vec<(&[Vec3], f32, u32, f32)> = cables
+        .iter()
+        .map(|p| (p.as_slice(), 0.03, 8, 1.0))
+        .collect();
     let (pool, handles) = pool_of(&with);
     let m = build(&pool, &tube(1));
     let mut worst = 0.0f32;
@@ -940,7 +942,10 @@ fn rings_between_unequal_segments_keep_the_radius() {
                     let d = to_line(p, a, b);
                     worst = worst.max((d / 0.03 - 1.0).abs());
                 }
-                assert!(c.bounds.contains(p) && bounds.contains(p), "{p} out of the bounds");
+                assert!(
+                    c.bounds.contains(p) && bounds.contains(p),
+                    "{p} out of the bounds"
+                );
             }
         }
     }

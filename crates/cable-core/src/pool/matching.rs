@@ -555,9 +555,25 @@ impl ParticlePool {
             ));
         }
         // The scene's rows at the end, and the added rows after the start.
-        let common = (1..na.min(nb))
+        let mut common = (1..na.min(nb))
             .take_while(|&d| row(na - d, nb - d).is_ok())
             .count();
+        // With `mass_per_length` the winch weighs again the particles next
+        // to the segments it changed: the first of the scene's particles
+        // kept may weigh what its new neighbour segment says.
+        if a.mass_per_length.is_some() && common + 1 < na.min(nb) {
+            let (x, y) = (
+                self.row_in(a, na - 1 - common, mirrored),
+                scene.row_in(b, nb - 1 - common, mirrored),
+            );
+            if x.rest.to_bits() == y.rest.to_bits()
+                && x.kappa0.to_bits() == y.kappa0.to_bits()
+                && x.inv_mass > 0.0
+                && (x.linked == y.linked || (breakable && y.linked))
+            {
+                common += 1;
+            }
+        }
         let added = (1..na)
             .take_while(|&i| {
                 let x = self.row_in(a, i, mirrored);

@@ -128,7 +128,9 @@ impl ParticlePool {
     /// use glam::Vec3;
     ///
     /// let mut pool = ParticlePool::new();
-    /// let h = pool.add_cable(&CableDesc::line(Vec3::ZERO, Vec3::new(0.0, -2.0, 0.0), 2.0, 8)?)?;
+    /// let mut desc = CableDesc::line(Vec3::ZERO, Vec3::new(0.0, -2.0, 0.0), 2.0, 8)?;
+    /// desc.attach_end = false; // hanging from the winch at its top
+    /// let h = pool.add_cable(&desc)?;
     /// let order = Winch { target_length: 1.5, speed: 1.0 };
     /// pool.set_winch(h, Some(order))?;
     /// assert!(!pool.finish_winch(h, order.target_length)?); // not there yet
@@ -493,13 +495,18 @@ impl ParticlePool {
         Ok((self.cables[i].count, bound))
     }
 
-    /// Gives the `rows` particles of record `i` nearest its winch's end
-    /// (`at_end`) the mass of half of each segment next to them, as
+    /// Gives the free particles among the `rows` of record `i` nearest its
+    /// winch's end (`at_end`), the winch's own particle excepted, the mass
+    /// of half of each segment next to them, as
     /// [`crate::CableDesc::inverse_masses`] does when the cable is added,
     /// when the cable has a `mass_per_length`: the winch's segment changes
-    /// length every turn, and paid-out particles are a segment apart. A
-    /// pinned end keeps its pin (its free mass is what changes); other
-    /// pinned particles stay pinned.
+    /// length every turn, and paid-out particles are a segment apart.
+    /// Pinned particles stay pinned, and the free mass of a pinned end
+    /// (what it weighs once let go) stays what the cable was made with,
+    /// as does the winch's particle (the drum's end of the rope), so that
+    /// a save restores onto its scene
+    /// (`ParticlePool::check_same_setup` allows the one particle of the
+    /// scene's next to the changed segments its new mass).
     fn reweigh_at_winch(&mut self, i: usize, at_end: bool, rows: usize) {
         let Some(rho) = self.cables[i].mass_per_length else {
             return;
@@ -507,11 +514,14 @@ impl ParticlePool {
         let (first, count) = (self.cables[i].first, self.cables[i].count);
         let rows = rows.min(count);
         let span = if at_end {
-            first + count - rows..first + count
+            first + count - rows..first + count - 1
         } else {
-            first..first + rows
+            first + 1..first + rows
         };
         for row in span {
+            if self.inv_mass[row] == 0.0 {
+                continue;
+            }
             let left = if row > first { self.rest[row - 1] } else { 0.0 };
             let right = if row + 1 < first + count {
                 self.rest[row]
@@ -519,21 +529,8 @@ impl ParticlePool {
                 0.0
             };
             let w = 1.0 / (0.5 * rho * (left + right));
-            if !(w.is_finite() && w > 0.0) {
-                continue;
-            }
-            let slot = if row == first {
-                Some(0)
-            } else if row + 1 == first + count {
-                Some(1)
-            } else {
-                None
-            };
-            if self.inv_mass[row] != 0.0 {
+            if w.is_finite() && w > 0.0 {
                 self.inv_mass[row] = w;
-            }
-            if let Some(slot) = slot {
-                self.cables[i].end_inv_mass[slot] = w;
             }
         }
     }
@@ -743,5 +740,4 @@ fn paid_out_prev(pos: Vec3, p0: Vec3, q0: Vec3, p1: Vec3, q1: Vec3, t: f32) -> V
 }
 
 #[cfg(test)]
-#[path = "reel_tests.rs"]
 mod tests;

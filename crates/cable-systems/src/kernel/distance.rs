@@ -294,3 +294,55 @@ pub(super) fn project_soft_at<L: Lane, S: Store<L>>(
     project_soft(a, b, &s.soft(i, span, alpha_t), alpha_t, &mut l);
     s.set_lambda(span, i, l);
 }
+
+/// How much farther apart (relative) than the rope between them reaches
+/// two pinned particles of a rigid cable may be before [`crate::kernel::rod::solve_direct`]
+/// gives up its Newton step for Gauss-Seidel's ([`overstretched`]).
+pub const OVERSTRETCH: f32 = 1.0e-3;
+
+/// The lanes of a rigid cable (not compliant) in which two pinned
+/// particles, joined by live segments (none torn, none a winch's that may
+/// slip), are farther apart than [`OVERSTRETCH`] beyond the rest length
+/// between them: constraints that cannot all hold, whose Newton steps
+/// grew the multipliers without bound (a 2 m rope between pins pulled
+/// 2.5 m apart: 1.3·10⁸ N, particles thrown 0.37 m a frame). The direct solver
+/// takes Gauss-Seidel's sweep for them (its fall-back iteration), which stretches
+/// the rope between the pins as a projection does, with a finite
+/// tension, until the pins come back within reach. Decided per lane from
+/// the lane's own cable, so the layouts agree bit for bit.
+#[inline(always)]
+pub(crate) fn overstretched<L: Lane, S: Store<L>>(s: &mut S, b: &Block<L>) -> L::M {
+    let none = L::M::splat(false);
+    if b.soft {
+        return none;
+    }
+    let np = s.rows();
+    let slack = L::splat(1.0 + OVERSTRETCH);
+    let mut over = none;
+    // Per lane: the last pinned particle of the live run so far, and the
+    // rest length from it.
+    let mut anchor = s.pos(0);
+    let mut held = !s.free(0);
+    let mut rest = L::splat(0.0);
+    for j in 0..np - 1 {
+        let c = s.rigid(j, 1);
+        let (ma, mb) = c.moves();
+        let slips = match (j == 0, j + 2 == np) {
+            (true, true) => b.slip_m[0] | b.slip_m[1],
+            (true, false) => b.slip_m[0],
+            (false, true) => b.slip_m[1],
+            (false, false) => none,
+        };
+        let live = (ma | mb) & !slips;
+        rest = rest + c.rest;
+        let p = s.pos(j + 1);
+        let pin = !s.free(j + 1);
+        let far = (p - anchor).length().gt(rest * slack);
+        over = over | (held & live & pin & far);
+        // A pin starts a new run; a dead segment ends the run.
+        held = (held & live) | pin;
+        anchor = V3::select(pin, p, anchor);
+        rest = rest.keep(!pin);
+    }
+    over
+}

@@ -454,11 +454,13 @@ pub fn solve_direct<L: Lane, S: Store<L>>(
     h2: L,
     done: L::M,
 ) -> L::M {
+    let over = crate::kernel::distance::overstretched(s, b) & !done;
     let (ok, small) = if rod {
-        rod_step(s, b, nw, h2, done)
+        rod_step(s, b, nw, h2, done | over)
     } else {
-        newton_step::<L, S, 4, BAND>(s, b, nw, h2, done)
+        newton_step::<L, S, 4, BAND>(s, b, nw, h2, done | over)
     };
+    let ok = ok & !over;
     if !(ok | done).all() {
         fall_back(s, b, nw, ok | done, rod, h2);
     }

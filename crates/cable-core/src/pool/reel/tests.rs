@@ -1,4 +1,4 @@
-//! Tests of the winch (`reel.rs`): batched insertions and removals
+//! Tests of the winch (`pool/reel.rs`): batched insertions and removals
 //! against one particle at a time, and the rows they move.
 
 use glam::Vec3;
@@ -14,9 +14,8 @@ fn pool_with_winch(
     budget: usize,
 ) -> (ParticlePool, crate::CableHandle) {
     let mut pool = ParticlePool::with_budget(budget);
-    let line = |y: f32, segs| {
-        CableDesc::line(Vec3::new(0.0, y, 0.0), Vec3::new(10.0, y, 0.0), 10.0, segs)
-    };
+    let line =
+        |y: f32, segs| CableDesc::line(Vec3::new(0.0, y, 0.0), Vec3::new(10.0, y, 0.0), 10.0, segs);
     for k in 0..before {
         pool.add_cable(&line(k as f32 + 1.0, 100).expect("valid"))
             .expect("fits");
@@ -224,24 +223,20 @@ fn reel_one_at_a_time(pool: &mut ParticlePool, h: crate::CableHandle, delta: f32
         pool.shift_records(i, -1);
     }
     pool.rest[first] = pool.rest[first].max(2.0 * crate::MIN_SEGMENT_LENGTH);
-    // Every free particle weighs half of each segment next to it (the
-    // rule of `CableDesc::inverse_masses`), the pinned start's free
-    // mass too.
+    // Every free particle but the winch's own weighs half of each segment
+    // next to it (the rule of `CableDesc::inverse_masses`); pinned ends
+    // keep the free mass they were made with.
     if let Some(rho) = pool.cables[i].mass_per_length {
         let count = pool.cables[i].count;
-        for row in first..first + count {
-            let left = if row > first { pool.rest[row - 1] } else { 0.0 };
+        for row in first + 1..first + count {
+            let left = pool.rest[row - 1];
             let right = if row + 1 < first + count {
                 pool.rest[row]
             } else {
                 0.0
             };
-            let w = 1.0 / (0.5 * rho * (left + right));
             if pool.inv_mass[row] != 0.0 {
-                pool.inv_mass[row] = w;
-            }
-            if row == first {
-                pool.cables[i].end_inv_mass[0] = w;
+                pool.inv_mass[row] = 1.0 / (0.5 * rho * (left + right));
             }
         }
     }
@@ -281,8 +276,7 @@ fn bits(pool: &mut ParticlePool) -> Vec<u32> {
 fn batched_reeling_matches_one_particle_at_a_time_bitwise() {
     let build = || {
         let mut pool = ParticlePool::new();
-        let mut d =
-            CableDesc::line(Vec3::ZERO, Vec3::new(3.0, -4.0, 0.0), 5.0, 7).expect("valid");
+        let mut d = CableDesc::line(Vec3::ZERO, Vec3::new(3.0, -4.0, 0.0), 5.0, 7).expect("valid");
         d.mass_per_length = Some(0.7);
         d.params.max_length = Some(100.0);
         d.params.min_length = Some(0.1);
