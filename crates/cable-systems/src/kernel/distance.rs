@@ -297,7 +297,7 @@ pub(super) fn project_soft_at<L: Lane, S: Store<L>>(
 
 /// How much farther apart (relative) than the rope between them reaches
 /// two pinned particles of a rigid cable may be before [`crate::kernel::rod::solve_direct`]
-/// gives up its Newton step for Gauss-Seidel's ([`overstretched`]).
+/// gives up its Newton step for Gauss-Seidel's (`overstretched`).
 pub const OVERSTRETCH: f32 = 1.0e-3;
 
 /// The lanes of a rigid cable (not compliant) in which two pinned
