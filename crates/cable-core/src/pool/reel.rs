@@ -316,8 +316,8 @@ impl ParticlePool {
     /// How much longer (m) the rope of record `i` is, from its winch's
     /// particle to the first pinned particle after it (from the winch's
     /// end), than the straight line between the two: what the winch can
-    /// still reel in. Infinite without such a particle, or when the
-    /// winch's own particle is free.
+    /// still reel in. Infinite without such a particle, when a torn
+    /// segment lies between, or when the winch's own particle is free.
     fn slack_to_pin(&self, i: usize) -> f32 {
         let c = &self.cables[i];
         let (first, n) = (c.first, c.count);
@@ -334,6 +334,9 @@ impl ParticlePool {
             } else {
                 (first + k, first + k - 1)
             };
+            if !self.row_const[seg].linked {
+                return f32::INFINITY; // torn: the pin beyond holds no rope of the winch's
+            }
             rest += f64::from(self.rest[seg]);
             if self.inv_mass[row] == 0.0 {
                 return (rest - f64::from((pos[row] - pos[w]).length())) as f32;
